@@ -1,0 +1,37 @@
+# The README's test command is `make test`; CI (.ci/run) calls exactly that.
+GO ?= go
+FUZZTIME ?= 10s
+
+.PHONY: test lint unit conformance bench fuzz
+
+## test: everything CI checks — formatting, vet, race tests of every module, benchmark smoke run.
+test: lint unit conformance
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+## lint: gofmt and go vet over every module.
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	cd conformance && $(GO) vet ./...
+
+## unit: the core module's tests under the race detector.
+unit:
+	$(GO) test -race -count 1 ./...
+
+## conformance: real clients (client-go, kubectl) against the example server.
+conformance:
+	cd conformance && $(GO) test -race -count 1 ./...
+
+## bench: every benchmark, with allocations.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: each fuzz target for FUZZTIME.
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done

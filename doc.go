@@ -1,0 +1,16 @@
+// Package kapi serves a Kubernetes-style resource API from inside any Go
+// program.
+//
+// kapi is a set of small packages, each with one job:
+//
+//   - rv: resourceVersion values, read semantics, list-option validation and
+//     continue tokens;
+//   - watch: change events and the non-blocking fan-out broadcaster;
+//   - storage: the storage Interface every backend implements, with
+//     storage/memory (the MVCC in-memory default) and storage/storagetest
+//     (the conformance suite every backend passes);
+//   - registry: resource definitions turned into an http.Handler that real
+//     Kubernetes clients (client-go, kubectl) use unchanged.
+//
+// This package itself holds no code; import the packages you need.
+package kapi

@@ -1,0 +1,87 @@
+// Command apiserver serves the example API (namespaces, configmaps and
+// widgets.example.com) on an in-memory store. Point kubectl at it:
+//
+//	go run ./examples/apiserver --kubeconfig /tmp/kapi.kubeconfig
+//	kubectl --kubeconfig /tmp/kapi.kubeconfig get widgets -A
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kapi-dev/kapi/examples/apiserver/server"
+	"github.com/kapi-dev/kapi/registry"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "apiserver:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	listen := flag.String("listen", "127.0.0.1:8080", "address to serve on (HOST:PORT)")
+	kubeconfig := flag.String("kubeconfig", "", "if set, write a kubeconfig for this server to this path")
+	flag.Parse()
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	reg, err := server.New(server.Options{Registry: registry.Options{Logger: log}})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	if *kubeconfig != "" {
+		if err := os.WriteFile(*kubeconfig, []byte(kubeconfigFor(url)), 0o600); err != nil {
+			return err
+		}
+		fmt.Println("wrote kubeconfig to", *kubeconfig)
+	}
+	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+	}()
+	fmt.Println("serving the kapi example API at", url)
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func kubeconfigFor(url string) string {
+	return `apiVersion: v1
+kind: Config
+clusters:
+- name: kapi
+  cluster:
+    server: ` + url + `
+contexts:
+- name: kapi
+  context:
+    cluster: kapi
+    user: kapi
+    namespace: default
+users:
+- name: kapi
+  user: {}
+current-context: kapi
+`
+}

@@ -1,0 +1,91 @@
+// Package server builds the example API served by examples/apiserver: core
+// v1 namespaces and configmaps, and widgets.example.com/v1 Widget with
+// status and scale subresources. Tests start it in-process.
+package server
+
+import (
+	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/memory"
+)
+
+// Options configure the example server.
+type Options struct {
+	// Storage holds the objects; nil is a fresh in-memory store.
+	Storage storage.Interface
+	// Registry tunes the registry; its Storage is set from Storage.
+	Registry registry.Options
+}
+
+// ConfigMaps is the core v1 configmaps resource.
+func ConfigMaps() *registry.Resource {
+	return &registry.Resource{
+		Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap",
+		ShortNames: []string{"cm"}, Namespaced: true,
+	}
+}
+
+// Widgets is the widgets.example.com/v1 Widget resource.
+func Widgets() *registry.Resource {
+	return &registry.Resource{
+		Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Singular: "widget",
+		ShortNames: []string{"wd"}, Categories: []string{"all"}, Namespaced: true,
+		Status:           true,
+		Scale:            &registry.Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.readyReplicas"},
+		SelectableFields: []string{"spec.color"},
+		Schema:           &registry.Schema{OpenAPIV3: widgetSchema},
+	}
+}
+
+var widgetSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"spec": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"color":    map[string]any{"type": "string"},
+				"replicas": map[string]any{"type": "integer"},
+				"ports": map[string]any{
+					"type":                       "array",
+					"x-kubernetes-list-type":     "map",
+					"x-kubernetes-list-map-keys": []any{"port", "protocol"},
+					"items": map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"name":     map[string]any{"type": "string"},
+							"port":     map[string]any{"type": "integer"},
+							"protocol": map[string]any{"type": "string"},
+						},
+						"required": []any{"port", "protocol"},
+					},
+				},
+			},
+		},
+		"status": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"readyReplicas": map[string]any{"type": "integer"},
+				"conditions":    map[string]any{"type": "array", "items": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+			},
+		},
+	},
+}
+
+// New returns the example registry.
+func New(opts Options) (*registry.Registry, error) {
+	ro := opts.Registry
+	ro.Storage = opts.Storage
+	if ro.Storage == nil {
+		ro.Storage = memory.New(memory.Options{})
+	}
+	r, err := registry.New(ro)
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range []*registry.Resource{ConfigMaps(), Widgets()} {
+		if err := r.Register(res); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}

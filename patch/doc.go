@@ -1,0 +1,16 @@
+// Package patch applies RFC 6902 JSON patches and RFC 7386 JSON merge
+// patches to an object's JSON, with kube-apiserver's limits and error
+// classes.
+//
+// Every error is an [*Error] whose Kind tells the HTTP layer how to answer,
+// as kube-apiserver's patch handler does:
+//
+//	ErrBadPatch  400 Bad Request           the body is not a valid patch
+//	ErrTooLarge  413 Request Entity Too Large  too many operations
+//	ErrApply     422 Unprocessable Entity  the patch does not apply (missing
+//	                                       path, failed test, copy limit) or
+//	                                       the result is not a JSON object
+//	ErrDocument  500                       the original is not a JSON object
+//
+// Msg is the message kube-apiserver sends in each case.
+package patch

@@ -1,0 +1,237 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// Client reads and writes one resource in-process with the caller's own Go
+// type T (any struct that marshals to the resource's JSON, such as a type
+// with apimachinery's ObjectMeta). It runs the same code as the HTTP
+// handlers (EXT-5): defaulting, validation, metadata, finalizers,
+// resourceVersion semantics, without an HTTP round trip. Errors are
+// *StatusError, as an HTTP client would see them.
+type Client[T any] struct {
+	r   *Registry
+	res *Resource
+}
+
+// NewClient returns a Client for the resource named by its group/version
+// ("v1" for core) and plural.
+func NewClient[T any](r *Registry, groupVersion, plural string) (*Client[T], error) {
+	g, v, ok := strings.Cut(groupVersion, "/")
+	if !ok {
+		g, v = "", groupVersion
+	}
+	res := r.resource(g, v, plural)
+	if res == nil {
+		return nil, fmt.Errorf("registry: no resource %s in %s", plural, groupVersion)
+	}
+	return &Client[T]{r: r, res: res}, nil
+}
+
+// ListOptions are the query options of List and Watch, with the meaning of
+// the HTTP query parameters of the same names.
+type ListOptions struct {
+	LabelSelector        string
+	FieldSelector        string
+	ResourceVersion      string
+	ResourceVersionMatch string
+	Limit                int64
+	Continue             string
+	SendInitialEvents    *bool
+	AllowWatchBookmarks  bool
+}
+
+func (o ListOptions) query() url.Values {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("labelSelector", o.LabelSelector)
+	set("fieldSelector", o.FieldSelector)
+	set("resourceVersion", o.ResourceVersion)
+	set("resourceVersionMatch", o.ResourceVersionMatch)
+	set("continue", o.Continue)
+	if o.Limit > 0 {
+		q.Set("limit", strconv.FormatInt(o.Limit, 10))
+	}
+	if o.SendInitialEvents != nil {
+		q.Set("sendInitialEvents", strconv.FormatBool(*o.SendInitialEvents))
+	}
+	if o.AllowWatchBookmarks {
+		q.Set("allowWatchBookmarks", "true")
+	}
+	return q
+}
+
+// List is one page of a list.
+type List[T any] struct {
+	Items              []T
+	ResourceVersion    string
+	Continue           string
+	RemainingItemCount *int64
+}
+
+func decodeAs[T any](o storage.Object) (*T, error) {
+	out := new(T)
+	if err := json.Unmarshal(withRV(o.Value, o.Revision), out); err != nil {
+		return nil, errInternal(fmt.Errorf("decoding %s into %T: %w", o.Key, out, err))
+	}
+	return out, nil
+}
+
+func encodeFrom[T any](obj *T) (Object, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, errBadRequest("cannot encode %T: %v", obj, err)
+	}
+	o, err := decodeObject(b)
+	if err != nil {
+		return nil, errBadRequest("%T does not encode to a JSON object: %v", obj, err)
+	}
+	return o, nil
+}
+
+// Get reads one object at the latest revision.
+func (c *Client[T]) Get(ctx context.Context, namespace, name string) (*T, error) {
+	o, err := c.r.get(ctx, c.res, namespace, name, storage.GetOptions{Match: rv.MostRecent})
+	if err != nil {
+		return nil, err
+	}
+	return decodeAs[T](o)
+}
+
+// List reads a page of objects; namespace "" lists across all namespaces.
+func (c *Client[T]) List(ctx context.Context, namespace string, opts ListOptions) (*List[T], error) {
+	lq, err := parseListQuery(c.res, opts.query(), false, "")
+	if err != nil {
+		return nil, toStatus(err, c.res, "")
+	}
+	l, err := c.r.list(ctx, c.res, namespace, lq.storageOptions())
+	if err != nil {
+		return nil, err
+	}
+	out := &List[T]{ResourceVersion: rv.Format(l.Revision), Continue: l.Continue, RemainingItemCount: l.Remaining, Items: make([]T, 0, len(l.Items))}
+	for _, it := range l.Items {
+		x, err := decodeAs[T](it)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, *x)
+	}
+	return out, nil
+}
+
+// Create stores a new object and returns it as stored.
+func (c *Client[T]) Create(ctx context.Context, namespace string, obj *T) (*T, error) {
+	o, err := encodeFrom(obj)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.r.create(ctx, c.res, namespace, o, writeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return decodeAs[T](out)
+}
+
+// Update replaces an object (a conflict if its resourceVersion is stale).
+func (c *Client[T]) Update(ctx context.Context, namespace string, obj *T) (*T, error) {
+	return c.update(ctx, namespace, obj, "")
+}
+
+// UpdateStatus replaces the status of an object with a status subresource.
+func (c *Client[T]) UpdateStatus(ctx context.Context, namespace string, obj *T) (*T, error) {
+	if !c.res.Status {
+		return nil, errPathNotFound()
+	}
+	return c.update(ctx, namespace, obj, "status")
+}
+
+func (c *Client[T]) update(ctx context.Context, namespace string, obj *T, sub string) (*T, error) {
+	o, err := encodeFrom(obj)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.r.update(ctx, c.res, namespace, o.Name(), sub, o, writeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return decodeAs[T](out)
+}
+
+// Delete deletes an object, or starts its deletion if it has finalizers.
+func (c *Client[T]) Delete(ctx context.Context, namespace, name string) error {
+	_, _, err := c.r.delete(ctx, c.res, namespace, name, deleteOptions{})
+	return err
+}
+
+// Event is a typed watch event. Object is nil for bookmarks.
+type Event[T any] struct {
+	Type            watch.EventType
+	Object          *T
+	ResourceVersion string
+}
+
+// Watch streams typed events until ctx is done or the store ends the
+// watch; the channel is then closed. An ERROR event, if any, is the last.
+func (c *Client[T]) Watch(ctx context.Context, namespace string, opts ListOptions) (<-chan Event[T], error) {
+	lq, err := parseListQuery(c.res, opts.query(), true, "")
+	if err != nil {
+		return nil, toStatus(err, c.res, "")
+	}
+	wo, err := c.r.watchOptions(ctx, lq)
+	if err != nil {
+		return nil, toStatus(err, c.res, "")
+	}
+	wi, err := c.r.store.Watch(ctx, c.res.collectionKey(namespace), wo)
+	if err != nil {
+		return nil, toStatus(err, c.res, "")
+	}
+	out := make(chan Event[T])
+	go func() { // owned by this watch; ends with ctx or the store's watch
+		defer close(out)
+		defer wi.Stop()
+		for {
+			var ev watch.Event
+			var ok bool
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok = <-wi.ResultChan():
+				if !ok {
+					return
+				}
+			}
+			te := Event[T]{Type: ev.Type, ResourceVersion: rv.Format(ev.Revision)}
+			if so, isObj := ev.Object.(storage.Object); isObj {
+				so.Revision = ev.Revision
+				x, err := decodeAs[T](so)
+				if err != nil {
+					return
+				}
+				te.Object = x
+			}
+			select {
+			case out <- te:
+			case <-ctx.Done():
+				return
+			}
+			if ev.Type == watch.Error {
+				return
+			}
+		}
+	}()
+	return out, nil
+}

@@ -1,0 +1,96 @@
+package registry_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// Widget is how a Go program might model the resource itself.
+type Widget struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Metadata   struct {
+		Name            string            `json:"name,omitempty"`
+		Namespace       string            `json:"namespace,omitempty"`
+		UID             string            `json:"uid,omitempty"`
+		ResourceVersion string            `json:"resourceVersion,omitempty"`
+		Generation      int64             `json:"generation,omitempty"`
+		Labels          map[string]string `json:"labels,omitempty"`
+	} `json:"metadata"`
+	Spec struct {
+		Color    string `json:"color,omitempty"`
+		Replicas int    `json:"replicas,omitempty"`
+	} `json:"spec"`
+	Status struct {
+		ReadyReplicas int `json:"readyReplicas,omitempty"`
+	} `json:"status"`
+}
+
+func TestClient(t *testing.T) {
+	s := newServer(t)
+	ctx := t.Context()
+	c, err := registry.NewClient[Widget](s.reg, "example.com/v1", "widgets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := c.Watch(ctx, "default", registry.ListOptions{ResourceVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w Widget
+	w.Metadata.Name = "go"
+	w.Spec.Color = "red"
+	created, err := c.Create(ctx, "default", &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Metadata.UID == "" || created.Metadata.ResourceVersion == "" || created.Metadata.Generation != 1 || created.Kind != "Widget" {
+		t.Errorf("create: got %+v; want server fields set", created)
+	}
+	// The HTTP API sees what Go wrote, and the other way round.
+	if got := s.must(200, "GET", widgetsPath+"/go", nil); str(got, "spec.color") != "red" {
+		t.Errorf("over HTTP: got %v", got)
+	}
+	s.must(200, "PATCH", widgetsPath+"/go", `{"spec":{"color":"blue"}}`, "Content-Type", "application/merge-patch+json")
+	got, err := c.Get(ctx, "default", "go")
+	if err != nil || got.Spec.Color != "blue" || got.Metadata.Generation != 2 {
+		t.Fatalf("get: got %+v, %v; want blue at generation 2", got, err)
+	}
+	// Same conflict semantics as HTTP.
+	if _, err := c.Update(ctx, "default", created); registry.ReasonOf(err) != "Conflict" {
+		t.Errorf("stale update: got %v; want Conflict", err)
+	}
+	got.Status.ReadyReplicas = 3
+	got.Spec.Color = "ignored"
+	st, err := c.UpdateStatus(ctx, "default", got)
+	if err != nil || st.Status.ReadyReplicas != 3 || st.Spec.Color != "blue" {
+		t.Errorf("update status: got %+v, %v", st, err)
+	}
+	l, err := c.List(ctx, "", registry.ListOptions{FieldSelector: "spec.color=blue"})
+	if err != nil || len(l.Items) != 1 || l.Items[0].Metadata.Name != "go" || l.ResourceVersion == "" {
+		t.Errorf("list: got %+v, %v", l, err)
+	}
+	if _, err := c.List(ctx, "", registry.ListOptions{LabelSelector: "a in ("}); registry.ReasonOf(err) != "BadRequest" {
+		t.Errorf("bad selector: got %v; want BadRequest", err)
+	}
+	if err := c.Delete(ctx, "default", "go"); err != nil {
+		t.Fatal(err)
+	}
+	var se *registry.StatusError
+	if _, err := c.Get(ctx, "default", "go"); !errors.As(err, &se) || se.Code() != 404 {
+		t.Errorf("get after delete: got %v; want a 404 StatusError", err)
+	}
+	want := []watch.EventType{watch.Added, watch.Modified, watch.Modified, watch.Deleted}
+	for i, typ := range want {
+		ev := <-events
+		if ev.Type != typ || ev.Object == nil || ev.Object.Metadata.Name != "go" {
+			t.Fatalf("event %d: got %+v; want %s go", i, ev, typ)
+		}
+	}
+	if _, err := registry.NewClient[Widget](s.reg, "example.com/v1", "gadgets"); err == nil {
+		t.Error("client for an unknown resource: got no error")
+	}
+}

@@ -1,0 +1,80 @@
+package registry_test
+
+import (
+	"testing"
+)
+
+func TestDiscovery(t *testing.T) {
+	s := newServer(t)
+	api := s.must(200, "GET", "/api", nil)
+	if api["kind"] != "APIVersions" || path(api, "versions").([]any)[0] != "v1" {
+		t.Errorf("/api: got %v", api)
+	}
+	apis := s.must(200, "GET", "/apis", nil)
+	groups := apis["groups"].([]any)
+	if apis["kind"] != "APIGroupList" || len(groups) != 1 || str(groups[0].(map[string]any), "name") != "example.com" ||
+		str(groups[0].(map[string]any), "preferredVersion.groupVersion") != "example.com/v1" {
+		t.Errorf("/apis: got %v", apis)
+	}
+	g := s.must(200, "GET", "/apis/example.com", nil)
+	if g["kind"] != "APIGroup" || g["name"] != "example.com" {
+		t.Errorf("/apis/example.com: got %v", g)
+	}
+	rl := s.must(200, "GET", "/apis/example.com/v1", nil)
+	byName := map[string]map[string]any{}
+	for _, r := range rl["resources"].([]any) {
+		m := r.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	w := byName["widgets"]
+	if rl["groupVersion"] != "example.com/v1" || w == nil || w["kind"] != "Widget" || w["namespaced"] != true || w["singularName"] != "widget" ||
+		len(w["verbs"].([]any)) != 8 || w["shortNames"].([]any)[0] != "wd" {
+		t.Errorf("/apis/example.com/v1 widgets: got %v", w)
+	}
+	if byName["widgets/status"] == nil || byName["widgets/scale"] == nil || byName["widgets/scale"]["kind"] != "Scale" || byName["widgets/scale"]["group"] != "autoscaling" {
+		t.Errorf("subresources: got status %v scale %v", byName["widgets/status"], byName["widgets/scale"])
+	}
+	core := s.must(200, "GET", "/api/v1", nil)
+	found := map[string]bool{}
+	for _, r := range core["resources"].([]any) {
+		found[r.(map[string]any)["name"].(string)] = true
+	}
+	if !found["namespaces"] || !found["configmaps"] {
+		t.Errorf("/api/v1: got %v; want namespaces and configmaps", found)
+	}
+	for _, p := range []string{"/version", "/healthz", "/livez", "/readyz"} {
+		if r := s.do("GET", p, nil); r.code != 200 {
+			t.Errorf("%s: got %d", p, r.code)
+		}
+	}
+}
+
+func TestAggregatedDiscovery(t *testing.T) {
+	s := newServer(t)
+	accept := "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+	r := s.do("GET", "/apis", nil, "Accept", accept)
+	if r.code != 200 || r.header.Get("Content-Type") != "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" {
+		t.Fatalf("got %d %q; want the aggregated v2 content type", r.code, r.header.Get("Content-Type"))
+	}
+	m := r.obj(t)
+	items := m["items"].([]any)
+	if m["kind"] != "APIGroupDiscoveryList" || len(items) != 1 {
+		t.Fatalf("got %v", m)
+	}
+	g := items[0].(map[string]any)
+	res := path(g, "versions").([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)
+	if str(g, "metadata.name") != "example.com" || res["resource"] != "widgets" || res["scope"] != "Namespaced" || str(res, "responseKind.kind") != "Widget" {
+		t.Errorf("group: got %v", g)
+	}
+	subs := res["subresources"].([]any)
+	if len(subs) != 2 || str(subs[1].(map[string]any), "responseKind.kind") != "Scale" {
+		t.Errorf("subresources: got %v", subs)
+	}
+	core := s.do("GET", "/api", nil, "Accept", accept).obj(t)
+	if len(core["items"].([]any)) != 1 {
+		t.Errorf("/api aggregated: got %v", core)
+	}
+	if r := s.do("GET", "/apis", nil, "Accept", "application/vnd.kubernetes.protobuf"); r.code != 406 {
+		t.Errorf("protobuf-only accept: got %d; want 406", r.code)
+	}
+}

@@ -1,0 +1,462 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+)
+
+const (
+	mediaJSON  = "application/json"
+	patchJSON  = "application/json-patch+json"
+	patchMerge = "application/merge-patch+json"
+	patchSMP   = "application/strategic-merge-patch+json"
+	patchApply = "application/apply-patch+yaml"
+)
+
+var jsonOffers = []codec.MediaType{{Type: mediaJSON}}
+
+// negotiate checks that the client accepts JSON, the one representation
+// served so far.
+func negotiate(req *http.Request) error {
+	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
+	if err != nil {
+		return errNotAcceptable(codec.Supported(jsonOffers))
+	}
+	if _, ok := codec.Negotiate(accept, jsonOffers); !ok {
+		return errNotAcceptable(codec.Supported(jsonOffers))
+	}
+	return nil
+}
+
+// readBody reads a request body of at most MaxBodyBytes.
+func (r *Registry) readBody(req *http.Request) ([]byte, error) {
+	if req.ContentLength > r.opts.MaxBodyBytes {
+		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
+	}
+	b, err := io.ReadAll(io.LimitReader(req.Body, r.opts.MaxBodyBytes+1))
+	if err != nil {
+		return nil, errBadRequest("cannot read the request body: %v", err)
+	}
+	if int64(len(b)) > r.opts.MaxBodyBytes {
+		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
+	}
+	return b, nil
+}
+
+// mediaType returns the request's Content-Type without parameters.
+func mediaType(req *http.Request) string {
+	ct := req.Header.Get("Content-Type")
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ct
+	}
+	return mt
+}
+
+// readObject reads and decodes a JSON object body.
+func (r *Registry) readObject(req *http.Request) (Object, error) {
+	if mt := mediaType(req); mt != "" && mt != mediaJSON {
+		return nil, errUnsupportedMediaType(mt, []string{mediaJSON})
+	}
+	b, err := r.readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errBadRequest("the request body is empty; send the object as JSON")
+	}
+	obj, err := decodeObject(b)
+	if err != nil {
+		return nil, errBadRequest("the request body is not a valid object: %v", err)
+	}
+	return obj, nil
+}
+
+// writeOpts reads dryRun, which must be absent or "All" (422 otherwise, as
+// kube answers).
+func writeOpts(q url.Values, kind string) (writeOptions, error) {
+	vals := q["dryRun"]
+	for _, v := range vals {
+		if v != "All" {
+			return writeOptions{}, newStatus(422, "Invalid",
+				kind+`.meta.k8s.io "" is invalid: dryRun: Unsupported value: `+strconv.Quote(v)+`: supported values: "All"`,
+				&StatusDetails{Group: "meta.k8s.io", Kind: kind, Causes: []StatusCause{{Type: "FieldValueNotSupported", Message: `Unsupported value: ` + strconv.Quote(v) + `: supported values: "All"`, Field: "dryRun"}}})
+		}
+	}
+	return writeOptions{dryRun: len(vals) > 0}, nil
+}
+
+// writeObject answers with one stored object.
+func writeObject(w http.ResponseWriter, req *http.Request, code int, o storage.Object) {
+	b := withRV(o.Value, o.Revision)
+	if o.Revision == 0 { // dry run: nothing was stored
+		b = o.Value
+	}
+	writeRaw(w, req, code, b)
+}
+
+func writeRaw(w http.ResponseWriter, req *http.Request, code int, b []byte) {
+	if p := req.URL.Query().Get("pretty"); p == "true" || p == "1" {
+		var out bytes.Buffer
+		if json.Indent(&out, b, "", "  ") == nil {
+			out.WriteByte('\n')
+			b = out.Bytes()
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", mediaJSON)
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(code)
+	w.Write(b)
+}
+
+// writeJSON answers with any value marshalled as JSON.
+func (r *Registry) writeJSON(w http.ResponseWriter, req *http.Request, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeStatus(w, errInternal(err))
+		return
+	}
+	writeRaw(w, req, code, b)
+}
+
+func (r *Registry) serveGet(w http.ResponseWriter, rq *request) error {
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	opts, err := getOptions(rq.URL.Query())
+	if err != nil {
+		return err
+	}
+	o, err := r.get(rq.Context(), rq.res, rq.namespace, rq.name, opts)
+	if err != nil {
+		return err
+	}
+	writeObject(w, rq.Request, http.StatusOK, o)
+	return nil
+}
+
+// getOptions applies the get table: unset MostRecent, "0" Any, N NotOlderThan.
+func getOptions(q url.Values) (storage.GetOptions, error) {
+	s := q.Get("resourceVersion")
+	v, err := rv.Parse(s)
+	if err != nil {
+		return storage.GetOptions{}, err
+	}
+	switch {
+	case s == "":
+		return storage.GetOptions{Match: rv.MostRecent}, nil
+	case v == 0:
+		return storage.GetOptions{Match: rv.Any}, nil
+	}
+	return storage.GetOptions{Match: rv.NotOlderThan, Revision: v}, nil
+}
+
+// listQuery is the parsed query of a list or watch.
+type listQuery struct {
+	req       rv.Request
+	pred      storage.Predicate
+	bookmarks bool
+	timeout   int64 // timeoutSeconds, 0 when absent
+}
+
+func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQuery, error) {
+	var lq listQuery
+	o := rv.Options{
+		ResourceVersion:      q.Get("resourceVersion"),
+		ResourceVersionMatch: q.Get("resourceVersionMatch"),
+		Continue:             q.Get("continue"),
+		Watch:                watch,
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return lq, errBadRequest("invalid limit %q: must be an integer", s)
+		}
+		o.Limit = n
+	}
+	if s, ok := q["sendInitialEvents"]; ok {
+		b, err := strconv.ParseBool(s[0])
+		if err != nil {
+			return lq, errBadRequest("invalid sendInitialEvents %q: must be true or false", s[0])
+		}
+		o.SendInitialEvents = &b
+	}
+	req, err := o.Resolve()
+	if err != nil {
+		return lq, err
+	}
+	lq.req = req
+	if lq.pred.Label, err = storage.ParseLabelSelector(q.Get("labelSelector")); err != nil {
+		return lq, errBadRequest("unable to parse labelSelector: %v", err)
+	}
+	if lq.pred.Field, err = storage.ParseFieldSelector(q.Get("fieldSelector")); err != nil {
+		return lq, errBadRequest("unable to parse fieldSelector: %v", err)
+	}
+	for _, f := range lq.pred.Field {
+		if !res.selectable(f.Key) {
+			return lq, errBadRequest("field label not supported: %s", f.Key)
+		}
+	}
+	if name != "" {
+		lq.pred.Field = append(lq.pred.Field, storage.Requirement{Key: "metadata.name", Op: storage.Equals, Values: []string{name}})
+	}
+	if b := q.Get("allowWatchBookmarks"); b == "true" || b == "1" {
+		lq.bookmarks = true
+	}
+	if s := q.Get("timeoutSeconds"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return lq, errBadRequest("invalid timeoutSeconds %q: must be a non-negative integer", s)
+		}
+		lq.timeout = n
+	}
+	return lq, nil
+}
+
+func (lq listQuery) storageOptions() storage.ListOptions {
+	return storage.ListOptions{
+		Match: lq.req.Match, Revision: lq.req.Revision, Limit: lq.req.Limit,
+		Continue: lq.req.Continue, Predicate: lq.pred,
+	}
+}
+
+func (r *Registry) serveList(w http.ResponseWriter, rq *request) error {
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	lq, err := parseListQuery(rq.res, rq.URL.Query(), false, "")
+	if err != nil {
+		return err
+	}
+	out, err := r.list(rq.Context(), rq.res, rq.namespace, lq.storageOptions())
+	if err != nil {
+		return err
+	}
+	writeRaw(w, rq.Request, http.StatusOK, appendList(nil, rq.res, out))
+	return nil
+}
+
+// appendList assembles a <Kind>List from stored item bytes, splicing each
+// item's resourceVersion; no item is re-encoded.
+func appendList(dst []byte, res *Resource, l storage.ListResult) []byte {
+	n := 160 + len(l.Continue)
+	for _, it := range l.Items {
+		n += len(it.Value) + 48
+	}
+	if dst == nil {
+		dst = make([]byte, 0, n)
+	}
+	dst = append(dst, `{"kind":`...)
+	dst = strconv.AppendQuote(dst, res.Kind+"List")
+	dst = append(dst, `,"apiVersion":`...)
+	dst = strconv.AppendQuote(dst, res.GroupVersion())
+	dst = append(dst, `,"metadata":{"resourceVersion":"`...)
+	dst = rv.Append(dst, l.Revision)
+	dst = append(dst, '"')
+	if l.Continue != "" {
+		dst = append(dst, `,"continue":`...)
+		dst = strconv.AppendQuote(dst, l.Continue)
+	}
+	if l.Remaining != nil {
+		dst = append(dst, `,"remainingItemCount":`...)
+		dst = strconv.AppendInt(dst, *l.Remaining, 10)
+	}
+	dst = append(dst, `},"items":[`...)
+	for i, it := range l.Items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendRV(dst, it.Value, it.Revision)
+	}
+	return append(dst, "]}"...)
+}
+
+func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	o, err := writeOpts(rq.URL.Query(), "CreateOptions")
+	if err != nil {
+		return err
+	}
+	obj, err := r.readObject(rq.Request)
+	if err != nil {
+		return err
+	}
+	out, err := r.create(rq.Context(), rq.res, rq.namespace, obj, o)
+	if err != nil {
+		return err
+	}
+	writeObject(w, rq.Request, http.StatusCreated, out)
+	return nil
+}
+
+func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	o, err := writeOpts(rq.URL.Query(), "UpdateOptions")
+	if err != nil {
+		return err
+	}
+	obj, err := r.readObject(rq.Request)
+	if err != nil {
+		return err
+	}
+	out, err := r.update(rq.Context(), rq.res, rq.namespace, rq.name, rq.subresource, obj, o)
+	if err != nil {
+		return err
+	}
+	writeObject(w, rq.Request, http.StatusOK, out)
+	return nil
+}
+
+func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	o, err := writeOpts(rq.URL.Query(), "PatchOptions")
+	if err != nil {
+		return err
+	}
+	pt := mediaType(rq.Request)
+	if pt != patchJSON && pt != patchMerge {
+		return errUnsupportedMediaType(pt, []string{patchJSON, patchMerge})
+	}
+	body, err := r.readBody(rq.Request)
+	if err != nil {
+		return err
+	}
+	out, err := r.patchObject(rq.Context(), rq.res, rq.namespace, rq.name, rq.subresource, pt, body, o)
+	if err != nil {
+		return err
+	}
+	writeObject(w, rq.Request, http.StatusOK, out)
+	return nil
+}
+
+// deleteBody is the part of meta/v1 DeleteOptions a delete honours.
+type deleteBody struct {
+	GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
+	PropagationPolicy  *string  `json:"propagationPolicy"`
+	DryRun             []string `json:"dryRun"`
+	Preconditions      *struct {
+		UID             *string `json:"uid"`
+		ResourceVersion *string `json:"resourceVersion"`
+	} `json:"preconditions"`
+}
+
+func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
+	var o deleteOptions
+	q := rq.URL.Query()
+	var body deleteBody
+	if b, err := r.readBody(rq.Request); err != nil {
+		return o, err
+	} else if len(bytes.TrimSpace(b)) > 0 {
+		if err := json.Unmarshal(b, &body); err != nil {
+			return o, errBadRequest("the DeleteOptions body is not valid JSON: %v", err)
+		}
+	}
+	for _, v := range body.DryRun {
+		q.Add("dryRun", v)
+	}
+	wo, err := writeOpts(q, "DeleteOptions")
+	if err != nil {
+		return o, err
+	}
+	o.writeOptions = wo
+	if s := q.Get("gracePeriodSeconds"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return o, errBadRequest("invalid gracePeriodSeconds %q: must be an integer", s)
+		}
+		body.GracePeriodSeconds = &n
+	}
+	if g := body.GracePeriodSeconds; g != nil && *g < 0 {
+		return o, newStatus(422, "Invalid", `DeleteOptions.meta.k8s.io "" is invalid: gracePeriodSeconds: Invalid value: `+strconv.FormatInt(*g, 10)+`: must be greater than or equal to 0`,
+			&StatusDetails{Group: "meta.k8s.io", Kind: "DeleteOptions", Causes: []StatusCause{{Type: "FieldValueInvalid", Field: "gracePeriodSeconds", Message: "must be greater than or equal to 0"}}})
+	}
+	if p := body.Preconditions; p != nil {
+		if p.UID != nil {
+			o.preconditions.UID = *p.UID
+		}
+		if p.ResourceVersion != nil {
+			v, err := rv.Parse(*p.ResourceVersion)
+			if err != nil {
+				return o, errBadRequest("preconditions.resourceVersion: %v", err)
+			}
+			o.preconditions.Revision = v
+		}
+	}
+	return o, nil
+}
+
+func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	o, err := r.readDeleteOptions(rq)
+	if err != nil {
+		return err
+	}
+	out, gone, err := r.delete(rq.Context(), rq.res, rq.namespace, rq.name, o)
+	if err != nil {
+		return err
+	}
+	if !gone {
+		writeObject(w, rq.Request, http.StatusOK, out)
+		return nil
+	}
+	r.writeJSON(w, rq.Request, http.StatusOK, successStatus(rq.res, rq.name, out.UID))
+	return nil
+}
+
+// serveDeleteCollection deletes every object the list selectors match and
+// answers with the list of what was deleted.
+func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *request) error {
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	o, err := r.readDeleteOptions(rq)
+	if err != nil {
+		return err
+	}
+	lq, err := parseListQuery(rq.res, rq.URL.Query(), false, "")
+	if err != nil {
+		return err
+	}
+	opts := lq.storageOptions()
+	opts.Limit, opts.Continue = 0, ""
+	l, err := r.list(rq.Context(), rq.res, rq.namespace, opts)
+	if err != nil {
+		return err
+	}
+	deleted := storage.ListResult{Revision: l.Revision}
+	for _, it := range l.Items {
+		name, ns := it.Fields["metadata.name"], it.Fields["metadata.namespace"]
+		out, _, err := r.delete(rq.Context(), rq.res, ns, name, o)
+		if ReasonOf(err) == "NotFound" {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		deleted.Items = append(deleted.Items, out)
+		deleted.Revision = max(deleted.Revision, out.Revision)
+	}
+	writeRaw(w, rq.Request, http.StatusOK, appendList(nil, rq.res, deleted))
+	return nil
+}

@@ -1,0 +1,203 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+)
+
+// newUID returns an RFC 4122 version 4 UUID.
+func newUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func (r *Registry) timestamp() string {
+	return r.opts.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+}
+
+// checkTypeMeta defaults apiVersion and kind and refuses other values.
+func checkTypeMeta(res *Resource, obj Object) error {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	switch {
+	case av == "":
+		obj["apiVersion"] = res.GroupVersion()
+	case av != res.GroupVersion():
+		return errBadRequest("the API version in the data (%s) does not match the expected API version (%s)", av, res.GroupVersion())
+	}
+	switch {
+	case kind == "":
+		obj["kind"] = res.Kind
+	case kind != res.Kind:
+		return errBadRequest("the kind in the data (%s) does not match the expected kind (%s)", kind, res.Kind)
+	}
+	if _, ok := obj["metadata"]; ok {
+		if _, ok := obj["metadata"].(map[string]any); !ok {
+			return errBadRequest("metadata must be a JSON object")
+		}
+	}
+	return nil
+}
+
+// checkNamespace makes obj's namespace the request's, or refuses a
+// different one, as kube's EnsureObjectNamespaceMatchesRequestNamespace.
+func checkNamespace(res *Resource, obj Object, ns string) error {
+	meta := obj.Meta()
+	got := obj.Namespace()
+	if !res.Namespaced {
+		if got != "" {
+			return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		delete(meta, "namespace")
+		return nil
+	}
+	if got != "" && got != ns {
+		return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	meta["namespace"] = ns
+	return nil
+}
+
+// prepareCreate sets the server-owned fields of a new object and validates
+// it. The name must already be set (generateName resolved).
+func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object) error {
+	meta := obj.Meta()
+	if s, _ := meta["resourceVersion"].(string); s != "" {
+		return errBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	delete(meta, "resourceVersion")
+	meta["uid"] = newUID()
+	meta["creationTimestamp"] = r.timestamp()
+	meta["generation"] = int64(1)
+	delete(meta, "deletionTimestamp")
+	delete(meta, "deletionGracePeriodSeconds")
+	if res.Status {
+		delete(obj, "status")
+	}
+	if res.Strategy.Default != nil {
+		res.Strategy.Default(obj)
+	}
+	if res.Strategy.PrepareForCreate != nil {
+		res.Strategy.PrepareForCreate(ctx, obj)
+	}
+	errs := r.validateMeta(res, obj)
+	if res.Strategy.ValidateCreate != nil {
+		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
+	}
+	if len(errs) > 0 {
+		return errInvalid(res, obj.Name(), errs)
+	}
+	return nil
+}
+
+func (r *Registry) validateMeta(res *Resource, obj Object) []FieldError {
+	return validation.ValidateObjectMeta(obj.Meta(), validation.MetaOptions{
+		Namespaced:  res.Namespaced,
+		NameIsLabel: res.isNamespace(),
+		NameFunc:    res.Strategy.ValidateName,
+	})
+}
+
+// prepareUpdate makes obj the next state of old: server-owned fields come
+// from old, the spec/status split is applied for subresource sub ("" or
+// "status"), generation moves when the spec changes, and the result is
+// validated.
+func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Object, sub string) (Object, error) {
+	if sub == "status" {
+		// A status write changes the status alone (kube's status strategy).
+		next := old.deepCopy()
+		if st, ok := obj["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+		obj = next
+	} else if res.Status {
+		if st, ok := old["status"]; ok {
+			obj["status"] = deepCopy(st)
+		} else {
+			delete(obj, "status")
+		}
+	}
+	meta, oldMeta := obj.Meta(), old.Meta()
+	if uid := obj.UID(); uid != "" && uid != old.UID() {
+		return nil, errInvalid(res, obj.Name(), []FieldError{{Type: "FieldValueInvalid", Field: "metadata.uid", Value: uid, Detail: "field is immutable"}})
+	}
+	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+		if v, ok := oldMeta[k]; ok {
+			meta[k] = v
+		} else {
+			delete(meta, k)
+		}
+	}
+	if old.deleting() {
+		var added []string
+		oldF := old.Finalizers()
+		for _, f := range obj.Finalizers() {
+			if !slices.Contains(oldF, f) {
+				added = append(added, f)
+			}
+		}
+		if len(added) > 0 {
+			return nil, errInvalid(res, obj.Name(), []FieldError{{Type: "FieldValueForbidden", Field: "metadata.finalizers",
+				Detail: fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added)}})
+		}
+	}
+	if res.Strategy.Default != nil {
+		res.Strategy.Default(obj)
+	}
+	if res.Strategy.PrepareForUpdate != nil {
+		res.Strategy.PrepareForUpdate(ctx, obj, old)
+	}
+	if specChanged(obj, old) {
+		meta["generation"] = generation(old) + 1
+	}
+	errs := r.validateMeta(res, obj)
+	if res.Strategy.ValidateUpdate != nil {
+		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)
+	}
+	if len(errs) > 0 {
+		return nil, errInvalid(res, obj.Name(), errs)
+	}
+	return obj, nil
+}
+
+// specChanged reports whether anything outside metadata and status differs.
+func specChanged(a, b Object) bool {
+	for k, v := range a {
+		if k == "metadata" || k == "status" {
+			continue
+		}
+		if !reflect.DeepEqual(v, b[k]) {
+			return true
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok && k != "metadata" && k != "status" {
+			return true
+		}
+	}
+	return false
+}
+
+func generation(o Object) int64 {
+	switch v := o.Meta()["generation"].(type) {
+	case int64:
+		return v
+	case interface{ Int64() (int64, error) }:
+		n, _ := v.Int64()
+		return n
+	case float64:
+		return int64(v)
+	}
+	return 0
+}

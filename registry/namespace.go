@@ -1,0 +1,110 @@
+package registry
+
+import (
+	"context"
+	"errors"
+
+	"github.com/kapi-dev/kapi/storage"
+)
+
+// namespaceResource is the built-in core/v1 namespaces resource.
+// A namespace is created Active with the "kubernetes" finalizer in its
+// spec; deleting it marks it Terminating, removes every namespaced object
+// in it, and removes the namespace once the last one is gone.
+func namespaceResource() *Resource {
+	return &Resource{
+		Version: "v1", Kind: "Namespace", Plural: "namespaces", Singular: "namespace",
+		ShortNames: []string{"ns"}, Status: true,
+		SelectableFields: []string{"status.phase"},
+		Strategy: Strategy{
+			PrepareForCreate: func(_ context.Context, obj Object) {
+				obj.set("spec.finalizers", []any{"kubernetes"})
+				obj.set("status.phase", "Active")
+			},
+		},
+	}
+}
+
+func (res *Resource) isNamespace() bool { return res.Group == "" && res.Plural == "namespaces" }
+
+func (r *Registry) ensureDefaultNamespace() error {
+	ctx := context.Background()
+	obj := Object{"metadata": map[string]any{"name": "default"}}
+	_, err := r.create(ctx, namespaceResource(), "", obj, writeOptions{})
+	if err != nil && ReasonOf(err) != "AlreadyExists" {
+		return err
+	}
+	return nil
+}
+
+// emptyNamespace deletes every namespaced object in ns (objects with
+// finalizers get deletionTimestamp and go when their finalizers do), then
+// removes the namespace if nothing is left.
+func (r *Registry) emptyNamespace(ctx context.Context, ns string) {
+	for _, res := range r.all() {
+		if !res.Namespaced {
+			continue
+		}
+		list, err := r.store.List(ctx, res.collectionKey(ns), storage.ListOptions{})
+		if err != nil {
+			r.log.Error("emptying namespace", "namespace", ns, "resource", res.qualified(), "err", err)
+			continue
+		}
+		for _, it := range list.Items {
+			name := it.Key[len(res.collectionKey(ns)):]
+			if _, _, err := r.delete(ctx, res, ns, name, deleteOptions{}); err != nil && ReasonOf(err) != "NotFound" {
+				r.log.Error("deleting in namespace", "namespace", ns, "key", it.Key, "err", err)
+			}
+		}
+	}
+	r.finalizeNamespace(ctx, ns)
+}
+
+// objectGone is called after an object of res in ns was removed: the last
+// object of a terminating namespace lets the namespace go.
+func (r *Registry) objectGone(ctx context.Context, res *Resource, ns string) {
+	if !res.Namespaced || ns == "" {
+		return
+	}
+	nsObj, ok := r.namespace(ctx, ns)
+	if ok && nsObj.deleting() {
+		r.finalizeNamespace(ctx, ns)
+	}
+}
+
+func (r *Registry) namespace(ctx context.Context, ns string) (Object, bool) {
+	cur, err := r.store.Get(ctx, namespaceResource().objectKey("", ns), storage.GetOptions{})
+	if err != nil {
+		return nil, false
+	}
+	obj, err := decodeStored(cur.Value, cur.Revision)
+	return obj, err == nil
+}
+
+// finalizeNamespace removes a terminating namespace when it is empty.
+func (r *Registry) finalizeNamespace(ctx context.Context, ns string) {
+	for _, res := range r.all() {
+		if !res.Namespaced {
+			continue
+		}
+		list, err := r.store.List(ctx, res.collectionKey(ns), storage.ListOptions{Limit: 1})
+		if err != nil || len(list.Items) > 0 {
+			return
+		}
+	}
+	nsRes := namespaceResource()
+	_, err := r.store.Delete(ctx, nsRes.objectKey("", ns), storage.DeleteOptions{
+		Validate: func(cur storage.Object) error {
+			obj, err := decodeStored(cur.Value, cur.Revision)
+			if err != nil || !obj.deleting() {
+				return errNotTerminating
+			}
+			return nil
+		},
+	})
+	if err != nil && !storage.IsNotFound(err) && !errors.Is(err, errNotTerminating) {
+		r.log.Error("removing namespace", "namespace", ns, "err", err)
+	}
+}
+
+var errNotTerminating = errors.New("registry: namespace is not terminating")

@@ -1,0 +1,367 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+)
+
+// The verbs, independent of HTTP: the handlers and Client both call these,
+// so a Go caller gets exactly the semantics an HTTP client gets.
+
+// writeOptions are the options every write takes.
+type writeOptions struct {
+	dryRun bool
+}
+
+// toStorage is the storage form of obj.
+func toStorage(res *Resource, obj Object) (storage.Object, error) {
+	b, err := encodeStored(obj)
+	if err != nil {
+		return storage.Object{}, errBadRequest("cannot encode object: %v", err)
+	}
+	return storage.Object{
+		Key:    res.objectKey(obj.Namespace(), obj.Name()),
+		Value:  b,
+		UID:    obj.UID(),
+		Labels: obj.Labels(),
+		Fields: res.fields(obj),
+	}, nil
+}
+
+func (r *Registry) get(ctx context.Context, res *Resource, ns, name string, opts storage.GetOptions) (storage.Object, error) {
+	o, err := r.store.Get(ctx, res.objectKey(ns, name), opts)
+	if err != nil {
+		return o, toStatus(err, res, name)
+	}
+	return o, nil
+}
+
+func (r *Registry) list(ctx context.Context, res *Resource, ns string, opts storage.ListOptions) (storage.ListResult, error) {
+	out, err := r.store.List(ctx, res.collectionKey(ns), opts)
+	if err != nil {
+		return out, toStatus(err, res, "")
+	}
+	return out, nil
+}
+
+const generateNameRetries = 8
+
+func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Object, o writeOptions) (storage.Object, error) {
+	if err := checkTypeMeta(res, obj); err != nil {
+		return storage.Object{}, err
+	}
+	if err := checkNamespace(res, obj, ns); err != nil {
+		return storage.Object{}, err
+	}
+	if res.Namespaced {
+		if err := r.checkNamespaceActive(ctx, res, obj); err != nil {
+			return storage.Object{}, err
+		}
+	}
+	meta := obj.Meta()
+	generate, _ := meta["generateName"].(string)
+	generated := obj.Name() == "" && generate != ""
+	for attempt := 0; ; attempt++ {
+		if generated {
+			meta["name"] = validation.GenerateName(generate)
+		}
+		if err := r.prepareCreate(ctx, res, obj); err != nil {
+			return storage.Object{}, err
+		}
+		so, err := toStorage(res, obj)
+		if err != nil {
+			return so, err
+		}
+		if o.dryRun {
+			if _, err := r.store.Get(ctx, so.Key, storage.GetOptions{}); err == nil {
+				return so, toStatus(storage.NewError(storage.ErrExists, so.Key, ""), res, obj.Name())
+			}
+			return so, nil
+		}
+		out, err := r.store.Create(ctx, so)
+		if storage.IsExists(err) && generated && attempt < generateNameRetries {
+			continue
+		}
+		if err != nil {
+			return out, toStatus(err, res, obj.Name())
+		}
+		return out, nil
+	}
+}
+
+// checkNamespaceActive refuses objects in missing or terminating namespaces.
+func (r *Registry) checkNamespaceActive(ctx context.Context, res *Resource, obj Object) error {
+	ns := obj.Namespace()
+	nsRes := namespaceResource()
+	cur, err := r.store.Get(ctx, nsRes.objectKey("", ns), storage.GetOptions{})
+	if storage.IsNotFound(err) {
+		return errNotFound(nsRes, ns)
+	}
+	if err != nil {
+		return toStatus(err, nsRes, ns)
+	}
+	nsObj, err := decodeStored(cur.Value, cur.Revision)
+	if err != nil {
+		return errInternal(fmt.Errorf("namespace %q: %w", ns, err))
+	}
+	if nsObj.deleting() {
+		return errForbiddenNamespace(res, obj.Name(), ns, fmt.Sprintf("namespace %s is currently being deleted", ns))
+	}
+	return nil
+}
+
+// update replaces the object (PUT), or its status when sub is "status".
+func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub string, obj Object, o writeOptions) (storage.Object, error) {
+	if err := checkTypeMeta(res, obj); err != nil {
+		return storage.Object{}, err
+	}
+	if err := checkNamespace(res, obj, ns); err != nil {
+		return storage.Object{}, err
+	}
+	if got := obj.Name(); got != name {
+		return storage.Object{}, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
+	}
+	want, err := rv.Parse(obj.metaString("resourceVersion"))
+	if err != nil {
+		return storage.Object{}, errBadRequest("metadata.resourceVersion: %v", err)
+	}
+	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
+		if want != 0 && want != cur.Revision {
+			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+		}
+		return r.prepareUpdate(ctx, res, obj.deepCopy(), old, sub)
+	})
+}
+
+// patchObject applies a JSON or merge patch to the object or its status.
+func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub, patchType string, body []byte, o writeOptions) (storage.Object, error) {
+	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
+		patched, err := r.applyPatch(patchType, withRV(cur.Value, cur.Revision), body)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := decodeObject(patched)
+		if err != nil {
+			return nil, newStatus(422, "Invalid", "the patched object is not a JSON object: "+err.Error(), nil)
+		}
+		if s := obj.metaString("resourceVersion"); s != "" && s != rv.Format(cur.Revision) {
+			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+		}
+		if err := checkTypeMeta(res, obj); err != nil {
+			return nil, err
+		}
+		if err := checkNamespace(res, obj, ns); err != nil {
+			return nil, err
+		}
+		if got := obj.Name(); got != name {
+			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
+		}
+		return r.prepareUpdate(ctx, res, obj, old, sub)
+	})
+}
+
+// applyPatch applies a JSON or merge patch, mapping failures as kube's
+// patch handler does.
+func (r *Registry) applyPatch(patchType string, original, body []byte) ([]byte, error) {
+	apply := patch.MergePatch
+	if patchType == patchJSON {
+		apply = patch.JSONPatch
+	}
+	out, err := apply(original, body, patch.Options{})
+	if err != nil {
+		return nil, patchStatus(err)
+	}
+	return out, nil
+}
+
+func patchStatus(err error) error {
+	var pe *patch.Error
+	switch {
+	case errors.Is(err, patch.ErrTooLarge):
+		return errTooLarge(err.Error())
+	case errors.Is(err, patch.ErrBadPatch):
+		return errBadRequest("%s", err.Error())
+	case errors.As(err, &pe):
+		return newStatus(422, "Invalid", err.Error(), nil)
+	}
+	return newStatus(422, "Invalid", err.Error(), nil)
+}
+
+// write is the read-modify-write loop shared by update, patch and scale:
+// next computes the new state from the current one; a write that removes
+// the last finalizer of an object being deleted then deletes it.
+func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o writeOptions,
+	next func(old Object, cur storage.Object) (Object, error)) (storage.Object, error) {
+	key := res.objectKey(ns, name)
+	var result Object
+	fn := func(cur storage.Object) (storage.Object, error) {
+		old, err := decodeStored(cur.Value, cur.Revision)
+		if err != nil {
+			return storage.Object{}, errInternal(fmt.Errorf("object %s cannot be decoded: %w", key, err))
+		}
+		obj, err := next(old, cur)
+		if err != nil {
+			return storage.Object{}, err
+		}
+		result = obj
+		return toStorage(res, obj)
+	}
+	if o.dryRun {
+		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
+		if err != nil {
+			return cur, toStatus(err, res, name)
+		}
+		out, err := fn(cur)
+		out.Revision = cur.Revision
+		if errors.Is(err, errUnchanged) {
+			return out, err
+		}
+		return out, toStatusOrNil(err, res, name)
+	}
+	out, err := r.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, fn)
+	if errors.Is(err, errUnchanged) {
+		return out, err
+	}
+	if err != nil {
+		return out, toStatus(err, res, name)
+	}
+	if result.deleting() && len(result.Finalizers()) == 0 && !res.isNamespace() {
+		_, err := r.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: storage.Preconditions{UID: out.UID, Revision: out.Revision}})
+		if err == nil {
+			r.objectGone(ctx, res, ns)
+		}
+	}
+	return out, nil
+}
+
+func toStatusOrNil(err error, res *Resource, name string) error {
+	if err == nil {
+		return nil
+	}
+	return toStatus(err, res, name)
+}
+
+// deleteOptions are the options of a delete.
+type deleteOptions struct {
+	writeOptions
+	preconditions storage.Preconditions
+}
+
+// errHasFinalizers makes Delete re-read: a finalizer appeared meanwhile.
+var errHasFinalizers = errors.New("registry: object has finalizers")
+
+// delete removes an object, or starts its deletion when it has
+// finalizers: it then gets deletionTimestamp and stays until the update
+// that removes its last finalizer. gone reports which happened.
+func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
+	key := res.objectKey(ns, name)
+	for {
+		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
+		if err != nil {
+			return cur, false, toStatus(err, res, name)
+		}
+		if err := checkPreconditions(res, name, o.preconditions, cur); err != nil {
+			return cur, false, err
+		}
+		old, err := decodeStored(cur.Value, cur.Revision)
+		if err != nil {
+			return cur, false, errInternal(fmt.Errorf("object %s cannot be decoded: %w", key, err))
+		}
+		if res.Strategy.ValidateDelete != nil {
+			if err := res.Strategy.ValidateDelete(ctx, old); err != nil {
+				return cur, false, err
+			}
+		}
+		if len(old.Finalizers()) > 0 || res.isNamespace() {
+			out, err := r.markDeleting(ctx, res, name, key, o)
+			return out, false, err
+		}
+		if o.dryRun {
+			return cur, true, nil
+		}
+		out, err := r.store.Delete(ctx, key, storage.DeleteOptions{
+			Preconditions: o.preconditions,
+			Validate: func(c storage.Object) error {
+				if c.Revision != cur.Revision {
+					if x, err := decodeStored(c.Value, c.Revision); err == nil && len(x.Finalizers()) > 0 {
+						return errHasFinalizers
+					}
+				}
+				return nil
+			},
+		})
+		if errors.Is(err, errHasFinalizers) {
+			continue
+		}
+		if err != nil {
+			return out, false, toStatus(err, res, name)
+		}
+		r.objectGone(ctx, res, ns)
+		return out, true, nil
+	}
+}
+
+func checkPreconditions(res *Resource, name string, p storage.Preconditions, cur storage.Object) error {
+	if p.UID != "" && p.UID != cur.UID {
+		return errConflict(res, name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", p.UID, cur.UID))
+	}
+	if p.Revision != 0 && p.Revision != cur.Revision {
+		return errConflict(res, name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", p.Revision, cur.Revision))
+	}
+	return nil
+}
+
+// markDeleting sets deletionTimestamp on an object with finalizers (once).
+func (r *Registry) markDeleting(ctx context.Context, res *Resource, name, key string, o deleteOptions) (storage.Object, error) {
+	ns := ""
+	if res.Namespaced {
+		ns = nsFromKey(res, key)
+	}
+	out, err := r.write(ctx, res, ns, name, o.writeOptions, func(old Object, cur storage.Object) (Object, error) {
+		if err := checkPreconditions(res, name, o.preconditions, cur); err != nil {
+			return nil, err
+		}
+		if old.deleting() {
+			return nil, errUnchanged
+		}
+		next := old.deepCopy()
+		meta := next.Meta()
+		meta["deletionTimestamp"] = r.timestamp()
+		meta["deletionGracePeriodSeconds"] = int64(0)
+		meta["generation"] = generation(old) + 1
+		if res.isNamespace() {
+			next.set("status.phase", "Terminating")
+		}
+		return next, nil
+	})
+	if errors.Is(err, errUnchanged) {
+		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
+		return cur, toStatusOrNil(err, res, name)
+	}
+	if err != nil || o.dryRun {
+		return out, err
+	}
+	if res.isNamespace() {
+		r.emptyNamespace(ctx, name)
+	}
+	return out, nil
+}
+
+// errUnchanged aborts a write that has nothing to change.
+var errUnchanged = errors.New("registry: unchanged")
+
+func nsFromKey(res *Resource, key string) string {
+	rest := key[len(res.keyPrefix()):]
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == '/' {
+			return rest[:i]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,179 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+)
+
+// Resource defines one served resource type. Group, Version, Kind and
+// Plural are required; the rest has defaults.
+type Resource struct {
+	Group      string // "" for the core group, served under /api/v1
+	Version    string
+	Kind       string
+	Plural     string
+	Singular   string // default: lowercased Kind
+	ShortNames []string
+	Categories []string
+	Namespaced bool
+
+	// Status enables the status subresource: the main resource ignores
+	// changes to .status, /status ignores everything else.
+	Status bool
+	// Scale enables the scale subresource (autoscaling/v1 Scale).
+	Scale *Scale
+	// Subresources are user-defined subresource handlers, by name.
+	Subresources map[string]SubresourceHandler
+
+	// SelectableFields are extra field-selector paths, e.g. "spec.color".
+	// metadata.name and metadata.namespace are always selectable.
+	SelectableFields []string
+	// Schema describes the resource's fields (OpenAPI v3 subset). It is
+	// published and enforced by later versions; nil means "any object".
+	Schema *Schema
+	// Strategy holds the resource's hooks.
+	Strategy Strategy
+}
+
+// Scale maps the autoscaling/v1 Scale subresource onto an object.
+type Scale struct {
+	SpecReplicasPath   string // e.g. ".spec.replicas"
+	StatusReplicasPath string // e.g. ".status.replicas"
+	LabelSelectorPath  string // optional, e.g. ".status.selector"
+}
+
+// Schema is a structural schema (OpenAPI v3 subset), kept as its JSON form.
+type Schema struct {
+	OpenAPIV3 map[string]any
+}
+
+// FieldError is one validation failure, reported as a cause of a 422.
+type FieldError = validation.Error
+
+// Strategy holds the per-resource hooks, each optional. Objects are the
+// decoded JSON; hooks may modify obj in place.
+type Strategy struct {
+	// Default fills defaults on create and update.
+	Default func(obj Object)
+	// PrepareForCreate and PrepareForUpdate run after the server fields
+	// are set and before validation.
+	PrepareForCreate func(ctx context.Context, obj Object)
+	PrepareForUpdate func(ctx context.Context, obj, old Object)
+	// Validation hooks; their errors answer 422 Invalid.
+	ValidateCreate func(ctx context.Context, obj Object) []FieldError
+	ValidateUpdate func(ctx context.Context, obj, old Object) []FieldError
+	// ValidateDelete may refuse a delete (its error is returned as is;
+	// return a *StatusError to choose the code).
+	ValidateDelete func(ctx context.Context, obj Object) error
+	// ValidateName replaces the default DNS-1123 subdomain name rule.
+	ValidateName func(name string) []string
+}
+
+// SubresourceHandler serves a user-defined subresource. The request names
+// the object; Object is its current state.
+type SubresourceHandler func(ctx context.Context, req SubresourceRequest) (any, error)
+
+// SubresourceRequest is what a SubresourceHandler is called with.
+type SubresourceRequest struct {
+	Method    string
+	Namespace string
+	Name      string
+	Object    Object // current state of the parent object
+	Body      []byte
+}
+
+// GroupVersion returns "group/version", or "v1" style for the core group.
+func (r *Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// qualified is the resource name kube uses in messages: "widgets.example.com".
+func (r *Resource) qualified() string {
+	if r.Group == "" {
+		return r.Plural
+	}
+	return r.Plural + "." + r.Group
+}
+
+// qualifiedKind is the kind name kube uses in 422 messages: "Widget.example.com".
+func (r *Resource) qualifiedKind() string {
+	if r.Group == "" {
+		return r.Kind
+	}
+	return r.Kind + "." + r.Group
+}
+
+func (r *Resource) validate() error {
+	switch {
+	case r.Version == "" || r.Kind == "" || r.Plural == "":
+		return fmt.Errorf("registry: resource %q: Version, Kind and Plural are required", r.Plural)
+	case strings.ContainsAny(r.Plural, "/ ") || r.Plural != strings.ToLower(r.Plural):
+		return fmt.Errorf("registry: resource %q: plural must be a lowercase path segment", r.Plural)
+	}
+	if r.Singular == "" {
+		r.Singular = strings.ToLower(r.Kind)
+	}
+	if r.Scale != nil && (r.Scale.SpecReplicasPath == "" || r.Scale.StatusReplicasPath == "") {
+		return fmt.Errorf("registry: resource %q: Scale needs SpecReplicasPath and StatusReplicasPath", r.Plural)
+	}
+	return nil
+}
+
+// keyPrefix is the storage prefix of the whole resource:
+// /<group>/<plural>/ with "core" for the core group.
+func (r *Resource) keyPrefix() string {
+	g := r.Group
+	if g == "" {
+		g = "core"
+	}
+	return "/" + g + "/" + r.Plural + "/"
+}
+
+// collectionKey is the prefix of a namespace's objects, or of all of them.
+func (r *Resource) collectionKey(ns string) string {
+	if r.Namespaced && ns != "" {
+		return r.keyPrefix() + ns + "/"
+	}
+	return r.keyPrefix()
+}
+
+func (r *Resource) objectKey(ns, name string) string {
+	if r.Namespaced {
+		return r.keyPrefix() + ns + "/" + name
+	}
+	return r.keyPrefix() + name
+}
+
+// selectable reports whether a field selector may use field.
+func (r *Resource) selectable(field string) bool {
+	if field == "metadata.name" || (field == "metadata.namespace" && r.Namespaced) {
+		return true
+	}
+	for _, f := range r.SelectableFields {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}
+
+// fields computes the field-selector attributes of obj.
+func (r *Resource) fields(obj Object) map[string]string {
+	f := make(map[string]string, 2+len(r.SelectableFields))
+	f["metadata.name"] = obj.Name()
+	if r.Namespaced {
+		f["metadata.namespace"] = obj.Namespace()
+	}
+	for _, path := range r.SelectableFields {
+		if v, ok := obj.lookup(path); ok {
+			f[path] = scalarString(v)
+		}
+	}
+	return f
+}

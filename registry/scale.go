@@ -1,0 +1,186 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+)
+
+// The scale subresource (META-4): an autoscaling/v1 Scale mapped onto the
+// resource's replica paths, and user-defined subresources.
+
+type scaleObject struct {
+	Kind       string         `json:"kind"`
+	APIVersion string         `json:"apiVersion"`
+	Metadata   map[string]any `json:"metadata"`
+	Spec       struct {
+		Replicas int64 `json:"replicas"`
+	} `json:"spec"`
+	Status struct {
+		Replicas int64  `json:"replicas"`
+		Selector string `json:"selector,omitempty"`
+	} `json:"status"`
+}
+
+// scaleOf reads the Scale view of obj.
+func scaleOf(res *Resource, obj Object) scaleObject {
+	meta := obj.Meta()
+	s := scaleObject{Kind: "Scale", APIVersion: "autoscaling/v1", Metadata: map[string]any{}}
+	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
+		if v, ok := meta[k]; ok {
+			s.Metadata[k] = v
+		}
+	}
+	s.Spec.Replicas = intAt(obj, res.Scale.SpecReplicasPath)
+	s.Status.Replicas = intAt(obj, res.Scale.StatusReplicasPath)
+	if p := res.Scale.LabelSelectorPath; p != "" {
+		if v, ok := obj.lookup(p); ok {
+			s.Status.Selector, _ = v.(string)
+		}
+	}
+	return s
+}
+
+func intAt(obj Object, path string) int64 {
+	v, ok := obj.lookup(path)
+	if !ok {
+		return 0
+	}
+	switch n := v.(type) {
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	}
+	return 0
+}
+
+func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
+	if rq.subresource != "scale" {
+		return r.serveCustom(w, rq)
+	}
+	if err := negotiate(rq.Request); err != nil {
+		return err
+	}
+	ctx, res := rq.Context(), rq.res
+	switch rq.Method {
+	case http.MethodGet:
+		o, err := r.get(ctx, res, rq.namespace, rq.name, storage.GetOptions{})
+		if err != nil {
+			return err
+		}
+		obj, err := decodeStored(o.Value, o.Revision)
+		if err != nil {
+			return errInternal(err)
+		}
+		r.writeJSON(w, rq.Request, http.StatusOK, scaleOf(res, obj))
+		return nil
+	case http.MethodPut, http.MethodPatch:
+	default:
+		return errMethodNotAllowed(rq.Method)
+	}
+	wo, err := writeOpts(rq.URL.Query(), "UpdateOptions")
+	if err != nil {
+		return err
+	}
+	var body []byte
+	pt := mediaType(rq.Request)
+	if rq.Method == http.MethodPatch {
+		if pt != patchJSON && pt != patchMerge {
+			return errUnsupportedMediaType(pt, []string{patchJSON, patchMerge})
+		}
+	} else if pt != "" && pt != mediaJSON {
+		return errUnsupportedMediaType(pt, []string{mediaJSON})
+	}
+	if body, err = r.readBody(rq.Request); err != nil {
+		return err
+	}
+	out, err := r.updateScale(ctx, res, rq.namespace, rq.name, rq.Method, pt, body, wo)
+	if err != nil {
+		return err
+	}
+	obj, err := decodeStored(out.Value, out.Revision)
+	if err != nil {
+		return errInternal(err)
+	}
+	r.writeJSON(w, rq.Request, http.StatusOK, scaleOf(res, obj))
+	return nil
+}
+
+// updateScale writes spec.replicas through the Scale view: PUT sends a whole
+// Scale, PATCH patches the current Scale.
+func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, method, pt string, body []byte, o writeOptions) (storage.Object, error) {
+	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
+		in := body
+		if method == http.MethodPatch {
+			curScale, _ := json.Marshal(scaleOf(res, old))
+			patched, err := r.applyPatch(pt, curScale, body)
+			if err != nil {
+				return nil, err
+			}
+			in = patched
+		}
+		var s struct {
+			Metadata struct {
+				Name            string `json:"name"`
+				ResourceVersion string `json:"resourceVersion"`
+			} `json:"metadata"`
+			Spec struct {
+				Replicas *int64 `json:"replicas"`
+			} `json:"spec"`
+		}
+		if err := json.Unmarshal(in, &s); err != nil {
+			return nil, errBadRequest("the body is not a valid autoscaling/v1 Scale: %v", err)
+		}
+		if s.Metadata.ResourceVersion != "" && s.Metadata.ResourceVersion != rv.Format(cur.Revision) {
+			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+		}
+		if s.Metadata.Name != "" && s.Metadata.Name != name {
+			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", s.Metadata.Name, name)
+		}
+		if s.Spec.Replicas == nil || *s.Spec.Replicas < 0 {
+			return nil, errInvalid(&Resource{Group: "autoscaling", Kind: "Scale"}, name, []FieldError{{Type: "FieldValueInvalid", Field: "spec.replicas",
+				Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
+		}
+		next := old.deepCopy()
+		next.set(res.Scale.SpecReplicasPath, json.Number(strconv.FormatInt(*s.Spec.Replicas, 10)))
+		return r.prepareUpdate(ctx, res, next, old, "")
+	})
+}
+
+func replicasString(p *int64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+// serveCustom calls a user-defined subresource handler.
+func (r *Registry) serveCustom(w http.ResponseWriter, rq *request) error {
+	h := rq.res.Subresources[rq.subresource]
+	o, err := r.get(rq.Context(), rq.res, rq.namespace, rq.name, storage.GetOptions{})
+	if err != nil {
+		return err
+	}
+	obj, err := decodeStored(o.Value, o.Revision)
+	if err != nil {
+		return errInternal(err)
+	}
+	body, err := r.readBody(rq.Request)
+	if err != nil {
+		return err
+	}
+	out, err := h(rq.Context(), SubresourceRequest{Method: rq.Method, Namespace: rq.namespace, Name: rq.name, Object: obj, Body: body})
+	if err != nil {
+		return toStatus(err, rq.res, rq.name)
+	}
+	r.writeJSON(w, rq.Request, http.StatusOK, out)
+	return nil
+}

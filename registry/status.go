@@ -1,0 +1,241 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+)
+
+// Status is the meta/v1 Status object every error (and some successes)
+// answers with.
+type Status struct {
+	Kind       string         `json:"kind"`
+	APIVersion string         `json:"apiVersion"`
+	Metadata   StatusListMeta `json:"metadata"`
+	Status     string         `json:"status,omitempty"`
+	Message    string         `json:"message,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	Details    *StatusDetails `json:"details,omitempty"`
+	Code       int            `json:"code,omitempty"`
+}
+
+// StatusListMeta is the list metadata a Status may carry (a continue token
+// for an expired list).
+type StatusListMeta struct {
+	Continue string `json:"continue,omitempty"`
+}
+
+// StatusDetails names what an error is about.
+type StatusDetails struct {
+	Name              string        `json:"name,omitempty"`
+	Group             string        `json:"group,omitempty"`
+	Kind              string        `json:"kind,omitempty"`
+	UID               string        `json:"uid,omitempty"`
+	Causes            []StatusCause `json:"causes,omitempty"`
+	RetryAfterSeconds int           `json:"retryAfterSeconds,omitempty"`
+}
+
+// StatusCause is one reason for an error, often a field.
+type StatusCause struct {
+	Type    string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	Field   string `json:"field,omitempty"`
+}
+
+// StatusError is an error with the Status that describes it. Every error the
+// registry returns, over HTTP or in-process, is one.
+type StatusError struct {
+	Status Status
+}
+
+func (e *StatusError) Error() string { return e.Status.Message }
+
+// Code is the HTTP status code.
+func (e *StatusError) Code() int { return e.Status.Code }
+
+// Reason is the machine-readable reason, e.g. "NotFound".
+func (e *StatusError) Reason() string { return e.Status.Reason }
+
+// ReasonOf returns the Status reason of err ("" when err carries none).
+func ReasonOf(err error) string {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Status.Reason
+	}
+	return ""
+}
+
+func newStatus(code int, reason, msg string, d *StatusDetails) *StatusError {
+	return &StatusError{Status{
+		Kind: "Status", APIVersion: "v1", Status: "Failure",
+		Code: code, Reason: reason, Message: msg, Details: d,
+	}}
+}
+
+func errBadRequest(format string, a ...any) *StatusError {
+	return newStatus(http.StatusBadRequest, "BadRequest", fmt.Sprintf(format, a...), nil)
+}
+
+func errNotFound(r *Resource, name string) *StatusError {
+	return newStatus(http.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", r.qualified(), name),
+		&StatusDetails{Name: name, Group: r.Group, Kind: r.Plural})
+}
+
+func errPathNotFound() *StatusError {
+	return newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
+}
+
+func errMethodNotAllowed(method string) *StatusError {
+	return newStatus(http.StatusMethodNotAllowed, "MethodNotAllowed",
+		fmt.Sprintf("the server does not allow this method on the requested resource: %s", method), &StatusDetails{})
+}
+
+func errConflict(r *Resource, name, why string) *StatusError {
+	return newStatus(http.StatusConflict, "Conflict",
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", r.qualified(), name, why),
+		&StatusDetails{Name: name, Group: r.Group, Kind: r.Plural})
+}
+
+func errInvalid(r *Resource, name string, errs []FieldError) *StatusError {
+	msgs := make([]string, len(errs))
+	causes := make([]StatusCause, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+		causes[i] = StatusCause{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}
+	}
+	all := msgs[0]
+	if len(msgs) > 1 {
+		all = "[" + strings.Join(msgs, ", ") + "]"
+	}
+	return newStatus(http.StatusUnprocessableEntity, "Invalid",
+		fmt.Sprintf("%s %q is invalid: %s", r.qualifiedKind(), name, all),
+		&StatusDetails{Name: name, Group: r.Group, Kind: r.Kind, Causes: causes})
+}
+
+func errForbiddenNamespace(r *Resource, name, ns, why string) *StatusError {
+	return newStatus(http.StatusForbidden, "Forbidden",
+		fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", r.qualified(), name, ns),
+		&StatusDetails{Name: name, Group: r.Group, Kind: r.Plural, Causes: []StatusCause{{Type: "NamespaceTerminating", Message: why, Field: "metadata.namespace"}}})
+}
+
+func errUnsupportedMediaType(ct string, supported []string) *StatusError {
+	return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(supported, ", ")), &StatusDetails{})
+}
+
+func errNotAcceptable(supported string) *StatusError {
+	return newStatus(http.StatusNotAcceptable, "NotAcceptable",
+		"only the following media types are accepted: "+supported, &StatusDetails{})
+}
+
+func errTooLarge(msg string) *StatusError {
+	return newStatus(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "Request entity too large: "+msg, &StatusDetails{})
+}
+
+func errInternal(err error) *StatusError {
+	return newStatus(http.StatusInternalServerError, "InternalError",
+		fmt.Sprintf("Internal error occurred: %v", err),
+		&StatusDetails{Causes: []StatusCause{{Message: err.Error()}}})
+}
+
+// toStatus turns any error into a *StatusError: the one place where typed Go
+// errors get their HTTP code, reason and details. r and name may be empty.
+func toStatus(err error, r *Resource, name string) *StatusError {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se
+	}
+	if r == nil {
+		r = &Resource{}
+	}
+	var rve *rv.Error
+	if errors.As(err, &rve) {
+		if errors.Is(rve, rv.ErrInvalid) {
+			causes := make([]StatusCause, len(rve.Causes))
+			for i, c := range rve.Causes {
+				causes[i] = StatusCause{Type: c.Type, Message: c.Message(), Field: c.Field}
+			}
+			return newStatus(http.StatusUnprocessableEntity, "Invalid", rve.Msg,
+				&StatusDetails{Group: "meta.k8s.io", Kind: "ListOptions", Causes: causes})
+		}
+		return errBadRequest("%s", rve.Msg)
+	}
+	var ste *storage.Error
+	errors.As(err, &ste)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return errNotFound(r, name)
+	case errors.Is(err, storage.ErrExists):
+		return newStatus(http.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", r.qualified(), name),
+			&StatusDetails{Name: name, Group: r.Group, Kind: r.Plural})
+	case errors.Is(err, storage.ErrConflict):
+		why := "the object has been modified; please apply your changes to the latest version and try again"
+		if ste != nil && ste.Msg != "" {
+			why = ste.Msg
+		}
+		return errConflict(r, name, why)
+	case errors.Is(err, storage.ErrExpired):
+		if ste != nil && ste.Continue != "" {
+			s := newStatus(http.StatusGone, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.", nil)
+			s.Status.Metadata.Continue = ste.Continue
+			return s
+		}
+		msg := "The resourceVersion for the provided list is too old."
+		if ste != nil && ste.Msg != "" {
+			msg = ste.Msg
+		}
+		return newStatus(http.StatusGone, "Expired", msg, nil)
+	case errors.Is(err, storage.ErrTooLarge):
+		msg := "Too large resource version"
+		if ste != nil && ste.Msg != "" {
+			msg = ste.Msg
+		}
+		return newStatus(http.StatusGatewayTimeout, "Timeout", "Timeout: "+msg, &StatusDetails{
+			Causes:            []StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}},
+			RetryAfterSeconds: 1,
+		})
+	case errors.Is(err, storage.ErrInvalid):
+		msg := err.Error()
+		if ste != nil && ste.Msg != "" {
+			msg = ste.Msg
+		}
+		return errBadRequest("%s", msg)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return newStatus(http.StatusGatewayTimeout, "Timeout", "Timeout: request did not complete within the allowed duration", &StatusDetails{})
+	}
+	return errInternal(err)
+}
+
+// writeStatus writes err as a Status response.
+func writeStatus(w http.ResponseWriter, err *StatusError) {
+	s := err.Status
+	if s.Details != nil && s.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(s.Details.RetryAfterSeconds))
+	}
+	b, _ := json.Marshal(s)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(s.Code)
+	w.Write(b)
+}
+
+// successStatus is the Status a delete answers once the object is gone.
+func successStatus(r *Resource, name, uid string) Status {
+	return Status{Kind: "Status", APIVersion: "v1", Status: "Success",
+		Details: &StatusDetails{Name: name, Group: r.Group, Kind: r.Plural, UID: uid}}
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with types that always marshal
+	}
+	return b
+}

@@ -1,0 +1,322 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// Defaults for Options.
+const (
+	DefaultWait      = 3 * time.Second
+	DefaultSnapshots = 32
+)
+
+// Options configure a Store. The zero value is usable.
+type Options struct {
+	// History is how long changes are kept at least, for watches and
+	// Exact reads (default watch.DefaultHistory, 5 minutes).
+	History time.Duration
+	// MaxEvents bounds the history by count (default
+	// watch.DefaultMaxEvents).
+	MaxEvents int
+	// Wait is how long a read or watch at a revision newer than the
+	// store's waits for it before failing with ErrTooLarge (default 3s;
+	// the request's ctx bounds it too).
+	Wait time.Duration
+	// Tokens encode continue tokens (zero: a fresh random secret).
+	Tokens rv.Tokens
+	// Snapshots bounds the snapshots kept for paginated lists and
+	// Exact reads (default 32, least recently used evicted first).
+	Snapshots int
+	// BookmarkInterval is the period of bookmarks for watches that ask
+	// for them (default watch.DefaultBookmarkInterval, 1 minute).
+	BookmarkInterval time.Duration
+	// Clock ages the history (default time.Now).
+	Clock func() time.Time
+}
+
+// initialRevision is the revision of an empty store, as in etcd: the
+// first write gets revision 2, and a list of an empty store never
+// reports resourceVersion "0", which clients read as "any".
+const initialRevision = 1
+
+// item is one key's state in the tree. Items are immutable: a write
+// replaces the item, so a snapshot (a clone of the tree) keeps the states
+// it saw. obj holds the storage.Object boxed once per write, so the same
+// interface value goes into the tree, the history log and every watcher's
+// events without further allocation.
+type item struct {
+	key string
+	obj any // storage.Object
+}
+
+func (it *item) object() storage.Object { return it.obj.(storage.Object) }
+
+func less(a, b *item) bool { return a.key < b.key }
+
+type tree = btree.BTreeG[*item]
+
+// Store is the in-memory MVCC store. All methods are safe for concurrent
+// use.
+//
+// Writes take mu exclusively and publish their change to the log before
+// releasing it; reads of the current state hold mu shared. Because the
+// log only grows under mu, a reader holding mu sees a tree and a log
+// that agree: the tree is the state at rev, and undoing the log's changes
+// after N yields the state at N.
+type Store struct {
+	mu    sync.RWMutex
+	clone sync.Mutex // tree.Clone is safe alongside readers, not alongside itself
+	tree  *tree
+	dirs  map[string]int64 // keys under each prefix ending in '/' (and "")
+	rev   atomic.Uint64    // current revision; written under mu
+	log   *watch.Broadcaster
+	snaps snapshots
+	opts  Options
+}
+
+var _ storage.Interface = (*Store)(nil)
+
+// New returns an empty Store at revision 1.
+func New(opts Options) *Store {
+	if opts.Wait <= 0 {
+		opts.Wait = DefaultWait
+	}
+	if opts.Tokens.Secret == nil {
+		opts.Tokens = rv.NewTokens()
+	}
+	if opts.Snapshots <= 0 {
+		opts.Snapshots = DefaultSnapshots
+	}
+	s := &Store{
+		tree: btree.NewG(32, less),
+		dirs: map[string]int64{},
+		log: watch.NewBroadcaster(watch.Options{
+			History:          opts.History,
+			MaxEvents:        opts.MaxEvents,
+			BookmarkInterval: opts.BookmarkInterval,
+			Revision:         initialRevision,
+			Clock:            opts.Clock,
+		}),
+		snaps: snapshots{max: opts.Snapshots},
+		opts:  opts,
+	}
+	s.rev.Store(initialRevision)
+	return s
+}
+
+// Close ends every watch. The store stays readable and writable.
+func (s *Store) Close() { s.log.Close() }
+
+// Revision returns the current revision.
+func (s *Store) Revision(context.Context) (uint64, error) { return s.rev.Load(), nil }
+
+// Create stores obj under obj.Key at the next revision.
+func (s *Store) Create(_ context.Context, obj storage.Object) (storage.Object, error) {
+	if obj.Key == "" {
+		return storage.Object{}, storage.NewError(storage.ErrInvalid, "", "empty key")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	obj.Revision = s.rev.Load() + 1
+	it := &item{key: obj.Key, obj: obj}
+	if old, ok := s.tree.ReplaceOrInsert(it); ok {
+		s.tree.ReplaceOrInsert(old)
+		return storage.Object{}, &storage.Error{Err: storage.ErrExists, Key: obj.Key, Revision: s.rev.Load()}
+	}
+	s.count(obj.Key, 1)
+	s.commit(watch.Change{Type: watch.Added, Revision: obj.Revision, Object: it.obj})
+	return obj, nil
+}
+
+// Get reads key at the revision opts choose.
+func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (storage.Object, error) {
+	if opts.Match == rv.NotOlderThan || opts.Match == rv.Exact {
+		if err := s.waitFor(ctx, key, opts.Revision); err != nil {
+			return storage.Object{}, err
+		}
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if opts.Match == rv.Exact && opts.Revision != 0 && opts.Revision < s.rev.Load() {
+		return s.getAt(key, opts.Revision)
+	}
+	it, ok := s.tree.Get(&item{key: key})
+	if !ok {
+		return storage.Object{}, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: s.rev.Load()}
+	}
+	return it.object(), nil
+}
+
+// GuaranteedUpdate reads key, calls fn outside the lock, and stores its
+// result if key still holds the state fn saw; otherwise it tries again.
+// A result equal to the current state (same bytes, UID, labels and fields)
+// is not written: the current state is returned with its revision and no
+// event is sent, as kube-apiserver does for no-op updates.
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, fn storage.UpdateFunc) (storage.Object, error) {
+	for {
+		it, err := s.current(ctx, key, opts.Preconditions)
+		if err != nil {
+			return storage.Object{}, err
+		}
+		cur := it.object()
+		next, err := fn(cur)
+		if err != nil {
+			return storage.Object{}, err
+		}
+		next.Key = key
+		s.mu.Lock()
+		if now, ok := s.tree.Get(it); !ok || now != it {
+			s.mu.Unlock()
+			continue // raced with another writer
+		}
+		if same(cur, next) {
+			s.mu.Unlock()
+			return cur, nil
+		}
+		next.Revision = s.rev.Load() + 1
+		nit := &item{key: key, obj: next}
+		s.tree.ReplaceOrInsert(nit)
+		s.commit(watch.Change{Type: watch.Modified, Revision: next.Revision, Object: nit.obj, Prev: it.obj})
+		s.mu.Unlock()
+		return next, nil
+	}
+}
+
+// Delete removes key and returns its last state.
+func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (storage.Object, error) {
+	for {
+		it, err := s.current(ctx, key, opts.Preconditions)
+		if err != nil {
+			return storage.Object{}, err
+		}
+		cur := it.object()
+		if opts.Validate != nil {
+			if err := opts.Validate(cur); err != nil {
+				return storage.Object{}, err
+			}
+		}
+		s.mu.Lock()
+		if now, ok := s.tree.Get(it); !ok || now != it {
+			s.mu.Unlock()
+			continue
+		}
+		s.tree.Delete(it)
+		s.count(key, -1)
+		s.commit(watch.Change{Type: watch.Deleted, Revision: s.rev.Load() + 1, Prev: it.obj})
+		s.mu.Unlock()
+		return cur, nil
+	}
+}
+
+// Compact forgets the history at and before rev.
+func (s *Store) Compact(_ context.Context, rev uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.rev.Load(); rev > cur {
+		return &storage.Error{Err: storage.ErrTooLarge, Msg: fmt.Sprintf("cannot compact at %d: the current revision is %d", rev, cur), Revision: cur}
+	}
+	s.log.Compact(rev)
+	s.snaps.mu.Lock()
+	s.snaps.expire(s.log.Oldest())
+	s.snaps.mu.Unlock()
+	return nil
+}
+
+// current returns key's item after checking the preconditions on it.
+func (s *Store) current(ctx context.Context, key string, p storage.Preconditions) (*item, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	it, ok := s.tree.Get(&item{key: key})
+	rev := s.rev.Load()
+	s.mu.RUnlock()
+	if !ok {
+		return nil, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: rev}
+	}
+	if err := check(key, p, it.object()); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// commit makes a write visible: the new revision, then its change in the
+// log. Callers hold mu exclusively.
+func (s *Store) commit(c watch.Change) {
+	s.rev.Store(c.Revision)
+	_ = s.log.Publish(c) // fails only after Close, when no watcher is left to tell
+}
+
+// count adds d to the key counts of every directory holding key: for
+// "/a/b/c" those are "", "/" , "/a/" and "/a/b/". Callers hold mu
+// exclusively.
+func (s *Store) count(key string, d int64) {
+	s.dirs[""] += d
+	for i := 0; i < len(key); i++ {
+		if key[i] != '/' {
+			continue
+		}
+		dir := key[:i+1]
+		if n := s.dirs[dir] + d; n != 0 {
+			s.dirs[dir] = n
+		} else {
+			delete(s.dirs, dir)
+		}
+	}
+}
+
+// liveCount returns the number of keys under prefix in the current tree,
+// when the directory counts know it. Callers hold mu.
+func (s *Store) liveCount(prefix string) (int64, bool) {
+	if prefix == "" || strings.HasSuffix(prefix, "/") {
+		return s.dirs[prefix], true
+	}
+	return 0, false
+}
+
+// waitFor waits until the store reaches rev, up to opts.Wait and ctx.
+func (s *Store) waitFor(ctx context.Context, key string, rev uint64) error {
+	if rev <= s.rev.Load() {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.opts.Wait)
+	defer cancel()
+	if err := s.log.WaitFor(wctx, rev); err != nil {
+		cur := s.rev.Load()
+		return &storage.Error{Err: storage.ErrTooLarge, Key: key, Revision: cur,
+			Msg: fmt.Sprintf("Too large resource version: %d, current: %d", rev, cur)}
+	}
+	return nil
+}
+
+// check tests preconditions, with kube-apiserver's messages.
+func check(key string, p storage.Preconditions, cur storage.Object) error {
+	if p.UID != "" && p.UID != cur.UID {
+		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
+			Msg: fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", p.UID, cur.UID)}
+	}
+	if p.Revision != 0 && p.Revision != cur.Revision {
+		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
+			Msg: fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", p.Revision, cur.Revision)}
+	}
+	return nil
+}
+
+// same reports whether an update would store what is already there.
+func same(a, b storage.Object) bool {
+	return a.UID == b.UID && bytes.Equal(a.Value, b.Value) &&
+		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Fields, b.Fields)
+}

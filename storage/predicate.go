@@ -1,0 +1,81 @@
+package storage
+
+// Operator is a selector requirement's operator.
+type Operator string
+
+// Label and field selector operators.
+const (
+	Equals       Operator = "=" // also written "=="
+	NotEquals    Operator = "!="
+	In           Operator = "in"
+	NotIn        Operator = "notin"
+	Exists       Operator = "exists"  // a bare key
+	DoesNotExist Operator = "!exists" // "!key"
+)
+
+// Requirement is one clause of a selector; a selector is the AND of its
+// requirements.
+type Requirement struct {
+	Key    string
+	Op     Operator
+	Values []string // one value for Equals/NotEquals, a set for In/NotIn
+}
+
+// Selector is a parsed label or field selector. The empty selector matches
+// everything.
+type Selector []Requirement
+
+// Predicate filters objects by their labels and fields without decoding
+// them. The zero Predicate matches everything.
+type Predicate struct {
+	Label Selector
+	Field Selector
+}
+
+// Empty reports whether p matches everything.
+func (p Predicate) Empty() bool { return len(p.Label) == 0 && len(p.Field) == 0 }
+
+// Matches reports whether an object with these attributes passes p.
+func (p Predicate) Matches(o Object) bool {
+	return p.Label.Matches(o.Labels) && p.Field.Matches(o.Fields)
+}
+
+// Matches reports whether a set of attributes (labels or fields) satisfies
+// every requirement of s.
+func (s Selector) Matches(attrs map[string]string) bool {
+	for _, r := range s {
+		if !r.Matches(attrs) {
+			return false
+		}
+	}
+	return true
+}
+
+// Matches reports whether attrs satisfies r.
+func (r Requirement) Matches(attrs map[string]string) bool {
+	v, ok := attrs[r.Key]
+	switch r.Op {
+	case Equals:
+		return ok && v == r.Values[0]
+	case NotEquals:
+		return !ok || v != r.Values[0]
+	case In:
+		return ok && contains(r.Values, v)
+	case NotIn:
+		return !ok || !contains(r.Values, v)
+	case Exists:
+		return ok
+	case DoesNotExist:
+		return !ok
+	}
+	return false
+}
+
+func contains(set []string, v string) bool {
+	for _, s := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
