@@ -78,3 +78,32 @@ func TestAggregatedDiscovery(t *testing.T) {
 		t.Errorf("protobuf-only accept: got %d; want 406", r.code)
 	}
 }
+
+func TestOpenAPIV3(t *testing.T) {
+	s := newServer(t)
+	idx := s.must(200, "GET", "/openapi/v3", nil)
+	p, _ := path(idx, "paths").(map[string]any)["apis/example.com/v1"].(map[string]any)
+	url, _ := p["serverRelativeURL"].(string)
+	if url == "" {
+		t.Fatalf("index: got %v; want a document for apis/example.com/v1", idx)
+	}
+	doc := s.must(200, "GET", url, nil)
+	patch, _ := path(doc, "paths").(map[string]any)["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"].(map[string]any)["patch"].(map[string]any)
+	if str(patch, "x-kubernetes-group-version-kind.kind") != "Widget" {
+		t.Errorf("patch operation: got %v; want the Widget GVK", patch)
+	}
+	found := false
+	for _, prm := range patch["parameters"].([]any) {
+		found = found || prm.(map[string]any)["name"] == "fieldValidation"
+	}
+	if !found {
+		t.Error("patch operation has no fieldValidation parameter")
+	}
+	schemas := path(doc, "components.schemas").(map[string]any)
+	if w, _ := schemas["com.example.v1.Widget"].(map[string]any); w == nil || path(w, "properties.spec") == nil && w["x-kubernetes-preserve-unknown-fields"] != true {
+		t.Errorf("Widget schema: got %v", schemas["com.example.v1.Widget"])
+	}
+	if r := s.do("GET", "/openapi/v3/apis/nope.io/v1", nil); r.code != 404 {
+		t.Errorf("unknown group version: got %d; want 404", r.code)
+	}
+}

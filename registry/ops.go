@@ -194,51 +194,68 @@ func patchStatus(err error) error {
 }
 
 // write is the read-modify-write loop shared by update, patch and scale:
-// next computes the new state from the current one; a write that removes
-// the last finalizer of an object being deleted then deletes it.
+// next computes the new state from the current one. As in kube, a write
+// that empties the finalizers of an object being deleted is not stored:
+// the object is deleted instead (watchers see DELETED, not MODIFIED).
 func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o writeOptions,
 	next func(old Object, cur storage.Object) (Object, error)) (storage.Object, error) {
 	key := res.objectKey(ns, name)
-	var result Object
-	fn := func(cur storage.Object) (storage.Object, error) {
-		old, err := decodeStored(cur.Value, cur.Revision)
-		if err != nil {
-			return storage.Object{}, errInternal(fmt.Errorf("object %s cannot be decoded: %w", key, err))
+	for {
+		var emptied storage.Object // set when the write would empty the finalizers
+		fn := func(cur storage.Object) (storage.Object, error) {
+			old, err := decodeStored(cur.Value, cur.Revision)
+			if err != nil {
+				return storage.Object{}, errInternal(fmt.Errorf("object %s cannot be decoded: %w", key, err))
+			}
+			obj, err := next(old, cur)
+			if err != nil {
+				return storage.Object{}, err
+			}
+			so, err := toStorage(res, obj)
+			if err == nil && obj.deleting() && len(obj.Finalizers()) == 0 && !res.isNamespace() {
+				so.Revision = cur.Revision
+				emptied = so
+				return so, errEmptiedFinalizers
+			}
+			return so, err
 		}
-		obj, err := next(old, cur)
-		if err != nil {
-			return storage.Object{}, err
+		var out storage.Object
+		var err error
+		if o.dryRun {
+			var cur storage.Object
+			if cur, err = r.store.Get(ctx, key, storage.GetOptions{}); err != nil {
+				return cur, toStatus(err, res, name)
+			}
+			out, err = fn(cur)
+			out.Revision = cur.Revision
+		} else {
+			out, err = r.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, fn)
 		}
-		result = obj
-		return toStorage(res, obj)
-	}
-	if o.dryRun {
-		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
-		if err != nil {
-			return cur, toStatus(err, res, name)
-		}
-		out, err := fn(cur)
-		out.Revision = cur.Revision
-		if errors.Is(err, errUnchanged) {
-			return out, err
-		}
-		return out, toStatusOrNil(err, res, name)
-	}
-	out, err := r.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, fn)
-	if errors.Is(err, errUnchanged) {
-		return out, err
-	}
-	if err != nil {
-		return out, toStatus(err, res, name)
-	}
-	if result.deleting() && len(result.Finalizers()) == 0 && !res.isNamespace() {
-		_, err := r.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: storage.Preconditions{UID: out.UID, Revision: out.Revision}})
-		if err == nil {
+		switch {
+		case errors.Is(err, errEmptiedFinalizers):
+			if o.dryRun {
+				return emptied, nil
+			}
+			_, err := r.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: storage.Preconditions{UID: emptied.UID, Revision: emptied.Revision}})
+			if storage.IsConflict(err) {
+				continue // changed meanwhile: compute the write again
+			}
+			if err != nil {
+				return out, toStatus(err, res, name)
+			}
 			r.objectGone(ctx, res, ns)
+			return emptied, nil
+		case errors.Is(err, errUnchanged):
+			return out, err
+		case err != nil:
+			return out, toStatus(err, res, name)
 		}
+		return out, nil
 	}
-	return out, nil
 }
+
+// errEmptiedFinalizers aborts a write that turns into a delete.
+var errEmptiedFinalizers = errors.New("registry: finalizers emptied")
 
 func toStatusOrNil(err error, res *Resource, name string) error {
 	if err == nil {

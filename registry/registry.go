@@ -182,6 +182,10 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.serveRootDiscovery(w, req, path == "/api")
 		return
 	}
+	if path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/") {
+		r.serveOpenAPI(w, req, path)
+		return
+	}
 	var group, version string
 	var rest []string
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")

@@ -146,3 +146,20 @@ func TestWatchTimeoutAndBookmark(t *testing.T) {
 		t.Errorf("bad timeoutSeconds: got %d; want 400", r.code)
 	}
 }
+
+func TestWatchFinalizerRemovalIsDelete(t *testing.T) {
+	s := newServer(t)
+	obj := widget("a", nil, nil)
+	obj["metadata"].(map[string]any)["finalizers"] = []string{"example.com/hold"}
+	s.must(201, "POST", widgetsPath, obj)
+	s.must(200, "DELETE", widgetsPath+"/a", nil)
+	rv := str(s.must(200, "GET", widgetsPath, nil), "metadata.resourceVersion")
+	w := s.watch(widgetsPath + "?watch=true&resourceVersion=" + rv)
+	got := s.must(200, "PATCH", widgetsPath+"/a", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
+	if got["metadata"].(map[string]any)["finalizers"] != nil {
+		t.Errorf("response: got finalizers %v; want none", path(got, "metadata.finalizers"))
+	}
+	if ev := w.next(); evType(ev) != "DELETED" || str(evObj(ev), "metadata.name") != "a" {
+		t.Fatalf("got %s; want DELETED a (no MODIFIED for the emptied finalizers, as kube)", evType(ev))
+	}
+}

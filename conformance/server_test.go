@@ -1,0 +1,18 @@
+package conformance
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/kapi-dev/kapi/examples/apiserver/server"
+)
+
+// newServerHandler builds the example server on a fresh in-memory store.
+func newServerHandler(t *testing.T) http.Handler {
+	t.Helper()
+	reg, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	return reg
+}
