@@ -10,6 +10,9 @@ func TestNamespaces(t *testing.T) {
 	if str(def, "status.phase") != "Active" {
 		t.Errorf("default namespace: got %v; want Active", def)
 	}
+	if r := s.do("DELETE", "/api/v1/namespaces/default", nil); r.code != 403 {
+		t.Errorf("delete default: got %d; want 403 (it may not be deleted)", r.code)
+	}
 	if r := s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "a.b"}}); r.code != 422 {
 		t.Errorf("namespace name a.b: got %d; want 422 (DNS-1123 label)", r.code)
 	}

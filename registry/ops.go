@@ -278,6 +278,10 @@ var errHasFinalizers = errors.New("registry: object has finalizers")
 // that removes its last finalizer. gone reports which happened.
 func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
 	key := res.objectKey(ns, name)
+	if res.isNamespace() && name == "default" {
+		return storage.Object{}, false, newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,
+			&StatusDetails{Name: name, Kind: "namespaces"})
+	}
 	for {
 		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
 		if err != nil {

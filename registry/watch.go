@@ -85,7 +85,11 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 			return nil
 		case <-beforeDeadline:
 			beforeDeadline = nil
-			s.writeBookmark(s.last, false)
+			if b, ok := wi.(bookmarker); ok {
+				b.RequestBookmark() // the store knows the newest safe revision
+			} else if s.last > 0 {
+				s.writeBookmark(s.last, false)
+			}
 		case ev, ok := <-wi.ResultChan():
 			if !ok {
 				return nil
@@ -99,6 +103,10 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 		}
 	}
 }
+
+// bookmarker is implemented by store watches that can send a bookmark on
+// request (storage/memory's does).
+type bookmarker interface{ RequestBookmark() }
 
 // eventWriter encodes watch events for one stream. Objects are the stored
 // bytes with the event's revision spliced in; nothing is re-encoded.

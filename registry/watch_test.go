@@ -142,6 +142,14 @@ func TestWatchTimeoutAndBookmark(t *testing.T) {
 	if !w.ended() {
 		t.Fatal("stream did not end at timeoutSeconds")
 	}
+	// Without a resourceVersion the bookmark still carries the current one.
+	w = s.watch(widgetsPath + "?watch=true&timeoutSeconds=1&allowWatchBookmarks=true")
+	if ev := w.next(); evType(ev) != "ADDED" {
+		t.Fatalf("got %v; want the synthetic ADDED", ev)
+	}
+	if ev := w.next(); evType(ev) != "BOOKMARK" || str(evObj(ev), "metadata.resourceVersion") != rv {
+		t.Fatalf("got %v; want a BOOKMARK at %s", ev, rv)
+	}
 	if r := s.do("GET", widgetsPath+"?watch=true&timeoutSeconds=x", nil); r.code != http.StatusBadRequest {
 		t.Errorf("bad timeoutSeconds: got %d; want 400", r.code)
 	}

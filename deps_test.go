@@ -1,0 +1,119 @@
+package kapi_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/kapi-dev/kapi/"
+
+// allowed lists, per package, the kapi packages its non-test code may
+// import (DESIGN.md: dependencies point one way). examples may import all.
+var allowed = map[string][]string{
+	"rv":                  {},
+	"watch":               {"rv"},
+	"storage":             {"rv", "watch"},
+	"storage/memory":      {"rv", "watch", "storage"},
+	"storage/storagetest": {"rv", "watch", "storage"},
+	"codec":               {},
+	"patch":               {"codec"},
+	"internal/validation": {},
+	"registry":            {"rv", "watch", "storage", "codec", "patch", "internal/validation"},
+}
+
+// The third-party modules the core module may use (the design card).
+var allowedModules = []string{
+	"github.com/google/btree", "github.com/evanphx/json-patch/v5", "google.golang.org/protobuf",
+	"github.com/fxamacker/cbor/v2", "sigs.k8s.io/structured-merge-diff/v4", "sigs.k8s.io/yaml",
+}
+
+func TestDependencyDirection(t *testing.T) {
+	imports := map[string]map[string]bool{} // package dir → kapi imports
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (path == "conformance" || path == ".git" || strings.HasPrefix(d.Name(), "testdata")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if imports[dir] == nil {
+			imports[dir] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if strings.HasPrefix(p, module) {
+				imports[dir][strings.TrimPrefix(p, module)] = true
+			} else if strings.Contains(p, ".") && !isAllowedModule(p) {
+				t.Errorf("%s imports %s, which is not on the design card's dependency list", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, deps := range imports {
+		if dir == "." || strings.HasPrefix(dir, "examples") {
+			continue
+		}
+		ok, known := allowed[dir]
+		if !known {
+			t.Errorf("package %s is not in the dependency table of deps_test.go; add it with its allowed imports", dir)
+			continue
+		}
+		for dep := range deps {
+			if !contains(ok, dep) {
+				t.Errorf("%s imports %s: against the one-way dependency rule (allowed: %v)", dir, dep, ok)
+			}
+		}
+	}
+}
+
+func TestCoreModuleIsLean(t *testing.T) {
+	b, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.Contains(f[0], ".") {
+			continue
+		}
+		for _, bad := range []string{"k8s.io/", "go.etcd.io/", "google.golang.org/grpc"} {
+			if strings.HasPrefix(f[0], bad) {
+				t.Errorf("go.mod requires %s: the core module must not pull k8s.io, etcd or gRPC", f[0])
+			}
+		}
+	}
+}
+
+func isAllowedModule(p string) bool {
+	for _, m := range allowedModules {
+		if p == m || strings.HasPrefix(p, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
