@@ -17,7 +17,7 @@ const module = "github.com/kapi-dev/kapi/"
 var allowed = map[string][]string{
 	"rv":                  {},
 	"watch":               {"rv"},
-	"storage":             {"rv", "watch"},
+	"storage":             {"rv", "watch", "internal/validation"},
 	"storage/memory":      {"rv", "watch", "storage"},
 	"storage/storagetest": {"rv", "watch", "storage"},
 	"codec":               {},

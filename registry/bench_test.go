@@ -157,22 +157,14 @@ func BenchmarkList(b *testing.B) {
 // BenchmarkWatch100 measures one write delivered to 100 watchers; ns/op is
 // per write (all 100 deliveries), and ns/event per delivered event.
 func BenchmarkWatch100(b *testing.B) {
-	const watchers = 100
 	b.Run("http", func(b *testing.B) {
-		e := newBenchEnv(b)
-		var wg sync.WaitGroup
-		got := make(chan struct{}, watchers*64)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		for i := 0; i < watchers; i++ {
+		benchWatchers(b, func(e *benchEnv, ctx context.Context, got chan<- struct{}) func() {
 			req, _ := http.NewRequestWithContext(ctx, "GET", e.url+widgetsPath+"?watch=true&resourceVersion=1", nil)
 			resp, err := e.http.Do(req)
 			if err != nil {
 				b.Fatal(err)
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			return func() {
 				defer resp.Body.Close()
 				sc := bufio.NewScanner(resp.Body)
 				for sc.Scan() {
@@ -180,51 +172,48 @@ func BenchmarkWatch100(b *testing.B) {
 						got <- struct{}{}
 					}
 				}
-			}()
-		}
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			e.client.Create(ctx, "default", benchWidget(fmt.Sprintf("w%d", i)))
-			i++
-			for range watchers {
-				<-got
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i*watchers), "ns/event")
-		cancel()
-		wg.Wait()
+		})
 	})
 	b.Run("go", func(b *testing.B) {
-		e := newBenchEnv(b)
-		var wg sync.WaitGroup
-		got := make(chan struct{}, watchers*64)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		for i := 0; i < watchers; i++ {
+		benchWatchers(b, func(e *benchEnv, ctx context.Context, got chan<- struct{}) func() {
 			ch, err := e.client.Watch(ctx, "default", registry.ListOptions{ResourceVersion: "1"})
 			if err != nil {
 				b.Fatal(err)
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			return func() {
 				for range ch {
 					got <- struct{}{}
 				}
-			}()
-		}
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			e.client.Create(ctx, "default", benchWidget(fmt.Sprintf("w%d", i)))
-			i++
-			for range watchers {
-				<-got
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i*watchers), "ns/event")
-		cancel()
-		wg.Wait()
+		})
 	})
+}
+
+// benchWatchers starts 100 watchers with start (which returns the
+// watcher's read loop), then times creates until every watcher saw each.
+func benchWatchers(b *testing.B, start func(e *benchEnv, ctx context.Context, got chan<- struct{}) func()) {
+	const watchers = 100
+	e := newBenchEnv(b)
+	var wg sync.WaitGroup
+	got := make(chan struct{}, watchers*64)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); wg.Wait() }()
+	for range watchers {
+		read := start(e, ctx, got)
+		wg.Add(1)
+		go func() { defer wg.Done(); read() }()
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := e.client.Create(ctx, "default", benchWidget(fmt.Sprintf("w%d", i))); err != nil {
+			b.Fatal(err)
+		}
+		i++
+		for range watchers {
+			<-got
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i*watchers), "ns/event")
 }

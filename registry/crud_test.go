@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"context"
 	"github.com/kapi-dev/kapi/registry"
 	"net/http"
 	"regexp"
@@ -363,4 +364,58 @@ func TestPanicIsInternalError(t *testing.T) {
 		t.Fatalf("got %d %s; want a 500 InternalError Status", r.code, r.body)
 	}
 	s.must(200, "GET", "/apis/boom.io/v1/bombs", nil) // the server goes on
+}
+
+func TestStrategyHooks(t *testing.T) {
+	gadgets := &registry.Resource{
+		Group: "example.com", Version: "v1", Kind: "Gadget", Plural: "gadgets", Namespaced: true,
+		Strategy: registry.Strategy{
+			Default: func(o registry.Object) {
+				if _, ok := o["spec"]; !ok {
+					o["spec"] = map[string]any{"size": "M"}
+				}
+			},
+			ValidateCreate: func(_ context.Context, o registry.Object) []registry.FieldError {
+				if s, _ := o["spec"].(map[string]any)["size"].(string); s == "XXL" {
+					return []registry.FieldError{{Type: "FieldValueNotSupported", Field: "spec.size", Value: s, Detail: `supported values: "S", "M", "L"`}}
+				}
+				return nil
+			},
+			ValidateDelete: func(_ context.Context, o registry.Object) error {
+				if o.Labels()["protected"] == "true" {
+					return &registry.StatusError{Status: registry.Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Code: 403, Reason: "Forbidden", Message: "protected"}}
+				}
+				return nil
+			},
+		},
+		Subresources: map[string]registry.SubresourceHandler{
+			"size": func(_ context.Context, req registry.SubresourceRequest) (any, error) {
+				return map[string]any{"name": req.Name, "size": req.Object["spec"].(map[string]any)["size"]}, nil
+			},
+		},
+	}
+	s := newServer(t, gadgets)
+	base := "/apis/example.com/v1/namespaces/default/gadgets"
+	got := s.must(201, "POST", base, map[string]any{"metadata": map[string]any{"name": "g", "labels": map[string]any{"protected": "true"}}})
+	if str(got, "spec.size") != "M" {
+		t.Errorf("default: got spec %v; want size M", got["spec"])
+	}
+	st := s.must(422, "POST", base, map[string]any{"metadata": map[string]any{"name": "h"}, "spec": map[string]any{"size": "XXL"}})
+	if c := path(st, "details.causes").([]any)[0].(map[string]any); c["field"] != "spec.size" || c["reason"] != "FieldValueNotSupported" {
+		t.Errorf("validation cause: got %v", c)
+	}
+	if r := s.do("DELETE", base+"/g", nil); r.code != 403 {
+		t.Errorf("ValidateDelete refusing: got %d; want 403", r.code)
+	}
+	if sub := s.must(200, "GET", base+"/g/size", nil); sub["size"] != "M" || sub["name"] != "g" {
+		t.Errorf("custom subresource: got %v", sub)
+	}
+	rl := s.must(200, "GET", "/apis/example.com/v1", nil)
+	found := false
+	for _, r := range rl["resources"].([]any) {
+		found = found || r.(map[string]any)["name"] == "gadgets/size"
+	}
+	if !found {
+		t.Error("discovery does not list gadgets/size")
+	}
 }

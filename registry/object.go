@@ -158,7 +158,44 @@ func decodeObject(b []byte) (Object, error) {
 	if !ok {
 		return nil, errNotObject
 	}
+	if err := checkNumbers(m); err != nil {
+		return nil, err
+	}
 	return Object(m), nil
+}
+
+// checkNumbers refuses numbers no client can decode: integers beyond int64
+// that are not valid float64s either (such as 1e400).
+func checkNumbers(v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, x := range v {
+			if err := checkNumbers(x); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := checkNumbers(x); err != nil {
+				return err
+			}
+		}
+	case json.Number:
+		if _, err := v.Int64(); err == nil {
+			return nil
+		}
+		if _, err := v.Float64(); err != nil {
+			return fmt.Errorf("number %s is out of range", truncateNumber(v.String()))
+		}
+	}
+	return nil
+}
+
+func truncateNumber(s string) string {
+	if len(s) > 32 {
+		return s[:32] + "..."
+	}
+	return s
 }
 
 func jsonError(err error) error {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"github.com/kapi-dev/kapi/internal/validation"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -334,90 +335,12 @@ func (p *labelParser) set() ([]string, error) {
 	}
 }
 
-const (
-	nameFmt     = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	nameMsg     = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-	dnsFmt      = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-	maxName     = 63
-	maxDNS      = 253
-	keyExamples = "(e.g. 'MyName' or 'my.name' or '123-abc', regex used for validation is '" + nameFmt + "')"
-)
+// checkKey validates a label key as kube's selector parser does, returning
+// what is wrong or "".
+func checkKey(k string) string { return strings.Join(validation.IsQualifiedName(k), "; ") }
 
-// checkKey validates a label key like k8s.io/apimachinery's IsLabelKey and
-// returns what is wrong, or "".
-func checkKey(k string) string {
-	name := k
-	var errs []string
-	if prefix, n, ok := strings.Cut(k, "/"); ok {
-		name = n
-		switch {
-		case strings.Contains(n, "/"):
-			return "a valid label key " + nameMsg + " " + keyExamples + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-		case prefix == "":
-			errs = append(errs, "prefix part must be non-empty")
-		case len(prefix) > maxDNS:
-			errs = append(errs, fmt.Sprintf("prefix part must be no more than %d bytes", maxDNS))
-		case !isDNSSubdomain(prefix):
-			errs = append(errs, "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '"+dnsFmt+"')")
-		}
-	}
-	switch {
-	case name == "":
-		errs = append(errs, "name part must be non-empty")
-	case len(name) > maxName:
-		errs = append(errs, fmt.Sprintf("name part must be no more than %d bytes", maxName))
-	}
-	if !isName(name) {
-		errs = append(errs, "name part "+nameMsg+" "+keyExamples)
-	}
-	return strings.Join(errs, "; ")
-}
-
-// checkValue validates a label value like IsLabelValue.
-func checkValue(v string) string {
-	var errs []string
-	if len(v) > maxName {
-		errs = append(errs, fmt.Sprintf("must be no more than %d bytes", maxName))
-	}
-	if v != "" && !isName(v) {
-		errs = append(errs, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue' or 'my_value' or '12345', regex used for validation is '("+nameFmt+")?')")
-	}
-	return strings.Join(errs, "; ")
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-// isName matches ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$.
-func isName(s string) bool {
-	if s == "" || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
-		return false
-	}
-	for i := 1; i < len(s)-1; i++ {
-		if c := s[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// isDNSSubdomain matches lowercase RFC 1123 labels joined by dots.
-func isDNSSubdomain(s string) bool {
-	for _, l := range strings.Split(s, ".") {
-		if l == "" || !isLowerAlnum(l[0]) || !isLowerAlnum(l[len(l)-1]) {
-			return false
-		}
-		for i := 1; i < len(l)-1; i++ {
-			if !isLowerAlnum(l[i]) && l[i] != '-' {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+// checkValue validates a label value likewise.
+func checkValue(v string) string { return strings.Join(validation.IsValidLabelValue(v), "; ") }
 
 // Field selectors follow k8s.io/apimachinery/pkg/fields.
 
