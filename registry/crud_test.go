@@ -419,3 +419,16 @@ func TestStrategyHooks(t *testing.T) {
 		t.Error("discovery does not list gadgets/size")
 	}
 }
+
+func TestDeleteOptionsBody(t *testing.T) {
+	s := newServer(t)
+	s.must(201, "POST", widgetsPath, widget("a", nil, nil))
+	r := s.do("DELETE", widgetsPath+"/a", "k8s\x00\x0a", "Content-Type", "application/vnd.kubernetes.protobuf")
+	if r.code != 415 {
+		t.Errorf("protobuf DeleteOptions: got %d %s; want 415", r.code, r.body)
+	}
+	if r := s.do("DELETE", widgetsPath+"/a", `{"gracePeriodSeconds":"x"}`); r.code != 400 {
+		t.Errorf("malformed DeleteOptions: got %d %s; want 400", r.code, r.body)
+	}
+	s.must(200, "GET", widgetsPath+"/a", nil)
+}

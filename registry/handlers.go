@@ -363,6 +363,9 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 	var o deleteOptions
 	q := rq.URL.Query()
 	var body deleteBody
+	if mt := mediaType(rq.Request); mt != "" && mt != mediaJSON {
+		return o, errUnsupportedMediaType(mt, []string{mediaJSON})
+	}
 	if b, err := r.readBody(rq.Request); err != nil {
 		return o, err
 	} else if len(bytes.TrimSpace(b)) > 0 {
