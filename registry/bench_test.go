@@ -1,14 +1,13 @@
 package registry_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 
@@ -16,9 +15,10 @@ import (
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
-// Each benchmark runs the same operation over HTTP (a loopback
-// httptest server, JSON) and through the in-process Client, so the HTTP
-// and codec overhead shows as the ratio of the two.
+// Each benchmark runs the same operation over HTTP (a loopback httptest
+// server, JSON, the answer decoded into the Go type as a client would) and
+// through the in-process Client with the same Go type, so the HTTP and
+// codec overhead shows as the ratio of the two.
 
 type benchEnv struct {
 	reg    *registry.Registry
@@ -58,7 +58,9 @@ func benchWidget(name string) *Widget {
 
 var benchBody = `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"%s","labels":{"app":"bench","tier":"backend"}},"spec":{"color":"red","replicas":3}}`
 
-func (e *benchEnv) request(b *testing.B, method, path string, body []byte, want int) {
+// request sends a request and, like a real client, decodes the answer
+// into out (when not nil).
+func (e *benchEnv) request(b *testing.B, method, path string, body []byte, want int, out any) {
 	req, _ := http.NewRequest(method, e.url+path, bytes.NewReader(body))
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -67,10 +69,16 @@ func (e *benchEnv) request(b *testing.B, method, path string, body []byte, want 
 	if err != nil {
 		b.Fatal(err)
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode != want {
 		b.Fatalf("%s %s: got %d; want %d", method, path, resp.StatusCode, want)
+	}
+	if out == nil {
+		io.Copy(io.Discard, resp.Body)
+		return
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		b.Fatal(err)
 	}
 }
 
@@ -89,7 +97,7 @@ func BenchmarkCreate(b *testing.B) {
 		e := newBenchEnv(b)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			e.request(b, "POST", widgetsPath, fmt.Appendf(nil, benchBody, fmt.Sprintf("w%d", i)), 201)
+			e.request(b, "POST", widgetsPath, fmt.Appendf(nil, benchBody, fmt.Sprintf("w%d", i)), 201, new(Widget))
 		}
 	})
 	b.Run("go", func(b *testing.B) {
@@ -110,7 +118,13 @@ func BenchmarkGet(b *testing.B) {
 	b.Run("http", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			e.request(b, "GET", fmt.Sprintf("%s/w%06d", widgetsPath, i%1000), nil, 200)
+			e.request(b, "GET", fmt.Sprintf("%s/w%06d", widgetsPath, i%1000), nil, 200, new(Widget))
+		}
+	})
+	b.Run("http-bytes", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			e.request(b, "GET", fmt.Sprintf("%s/w%06d", widgetsPath, i%1000), nil, 200, nil)
 		}
 	})
 	b.Run("go", func(b *testing.B) {
@@ -138,7 +152,13 @@ func BenchmarkList(b *testing.B) {
 			b.Run(name+"/http", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					e.request(b, "GET", widgetsPath+query, nil, 200)
+					e.request(b, "GET", widgetsPath+query, nil, 200, new(struct{ Items []Widget }))
+				}
+			})
+			b.Run(name+"/http-bytes", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					e.request(b, "GET", widgetsPath+query, nil, 200, nil)
 				}
 			})
 			b.Run(name+"/go", func(b *testing.B) {
@@ -166,9 +186,16 @@ func BenchmarkWatch100(b *testing.B) {
 			}
 			return func() {
 				defer resp.Body.Close()
-				sc := bufio.NewScanner(resp.Body)
-				for sc.Scan() {
-					if strings.HasPrefix(sc.Text(), `{"type":"ADDED"`) {
+				d := json.NewDecoder(resp.Body)
+				for {
+					var ev struct {
+						Type   string
+						Object Widget
+					}
+					if d.Decode(&ev) != nil {
+						return
+					}
+					if ev.Type == "ADDED" {
 						got <- struct{}{}
 					}
 				}

@@ -106,11 +106,8 @@ func (r *Registry) checkNamespaceActive(ctx context.Context, res *Resource, obj 
 	if err != nil {
 		return toStatus(err, nsRes, ns)
 	}
-	nsObj, err := decodeStored(cur.Value, cur.Revision)
-	if err != nil {
-		return errInternal(fmt.Errorf("namespace %q: %w", ns, err))
-	}
-	if nsObj.deleting() {
+	// status.phase is a field attribute of namespaces: no decode needed.
+	if cur.Fields["status.phase"] == "Terminating" {
 		return errForbiddenNamespace(res, obj.Name(), ns, fmt.Sprintf("namespace %s is currently being deleted", ns))
 	}
 	return nil
