@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"fmt"
+	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,30 +24,14 @@ type kubectl struct {
 	cacheDir   string
 }
 
-// newKubectl writes a kubeconfig for e (namespace default) to a temporary
-// directory.
+// newKubectl writes the kubeconfig that `go run ./examples/apiserver
+// --kubeconfig PATH` writes (server.Kubeconfig) for e to a temporary
+// directory, so every kubectl test also tests the README's flow.
 func newKubectl(t *testing.T, e *env) *kubectl {
 	t.Helper()
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: kapi
-  cluster:
-    server: %s
-contexts:
-- name: kapi
-  context:
-    cluster: kapi
-    user: kapi
-    namespace: default
-current-context: kapi
-users:
-- name: kapi
-  user: {}
-`, e.srv.URL)
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(kubeconfig, server.Kubeconfig(e.srv.URL), 0o600); err != nil {
 		t.Fatalf("write kubeconfig: %v", err)
 	}
 	return &kubectl{kubeconfig: kubeconfig, cacheDir: filepath.Join(dir, "cache")}

@@ -45,7 +45,7 @@ func run() error {
 	}
 	url := "http://" + ln.Addr().String()
 	if *kubeconfig != "" {
-		if err := os.WriteFile(*kubeconfig, []byte(kubeconfigFor(url)), 0o600); err != nil {
+		if err := os.WriteFile(*kubeconfig, server.Kubeconfig(url), 0o600); err != nil {
 			return err
 		}
 		fmt.Println("wrote kubeconfig to", *kubeconfig)
@@ -64,24 +64,4 @@ func run() error {
 		return err
 	}
 	return nil
-}
-
-func kubeconfigFor(url string) string {
-	return `apiVersion: v1
-kind: Config
-clusters:
-- name: kapi
-  cluster:
-    server: ` + url + `
-contexts:
-- name: kapi
-  context:
-    cluster: kapi
-    user: kapi
-    namespace: default
-users:
-- name: kapi
-  user: {}
-current-context: kapi
-`
 }

@@ -89,3 +89,26 @@ func New(opts Options) (*registry.Registry, error) {
 	}
 	return r, nil
 }
+
+// Kubeconfig returns a kubeconfig for a server at url (such as
+// "http://127.0.0.1:8080"), with namespace default, for kubectl and
+// client-go.
+func Kubeconfig(url string) []byte {
+	return []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: kapi
+  cluster:
+    server: ` + url + `
+contexts:
+- name: kapi
+  context:
+    cluster: kapi
+    user: kapi
+    namespace: default
+users:
+- name: kapi
+  user: {}
+current-context: kapi
+`)
+}
