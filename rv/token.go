@@ -63,6 +63,9 @@ func (k Tokens) Decode(prefix, s string) (Token, error) {
 	if len(s) > maxTokenLen {
 		return Token{}, badToken("too long")
 	}
+	if strings.ContainsAny(s, "\r\n") { // the base64 decoder would skip them
+		return Token{}, badToken("not base64url")
+	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil {
 		return Token{}, badToken("not base64url")
