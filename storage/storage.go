@@ -108,7 +108,8 @@ type Interface interface {
 	Watch(ctx context.Context, key string, opts WatchOptions) (watch.Interface, error)
 	// Revision is the store's current revision.
 	Revision(ctx context.Context) (uint64, error)
-	// Compact forgets history at and before rev: reads and watches at
-	// older revisions then fail with ErrExpired.
+	// Compact forgets history before rev (etcd's rule): reads and watches
+	// at revisions older than rev then fail with ErrExpired; rev itself
+	// stays readable.
 	Compact(ctx context.Context, rev uint64) error
 }
