@@ -30,7 +30,7 @@ func (res *Resource) isNamespace() bool { return res.Group == "" && res.Plural =
 func (r *Registry) ensureDefaultNamespace() error {
 	ctx := context.Background()
 	obj := Object{"metadata": map[string]any{"name": "default"}}
-	_, err := r.create(ctx, namespaceResource(), "", obj, writeOptions{})
+	_, err := r.create(ctx, r.ns, "", obj, writeOptions{})
 	if err != nil && ReasonOf(err) != "AlreadyExists" {
 		return err
 	}
@@ -73,7 +73,7 @@ func (r *Registry) objectGone(ctx context.Context, res *Resource, ns string) {
 }
 
 func (r *Registry) namespace(ctx context.Context, ns string) (Object, bool) {
-	cur, err := r.store.Get(ctx, namespaceResource().objectKey("", ns), storage.GetOptions{})
+	cur, err := r.store.Get(ctx, r.ns.objectKey("", ns), storage.GetOptions{})
 	if err != nil {
 		return nil, false
 	}
@@ -92,8 +92,7 @@ func (r *Registry) finalizeNamespace(ctx context.Context, ns string) {
 			return
 		}
 	}
-	nsRes := namespaceResource()
-	_, err := r.store.Delete(ctx, nsRes.objectKey("", ns), storage.DeleteOptions{
+	_, err := r.store.Delete(ctx, r.ns.objectKey("", ns), storage.DeleteOptions{
 		Validate: func(cur storage.Object) error {
 			obj, err := decodeStored(cur.Value, cur.Revision)
 			if err != nil || !obj.deleting() {

@@ -98,13 +98,12 @@ func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Obj
 // checkNamespaceActive refuses objects in missing or terminating namespaces.
 func (r *Registry) checkNamespaceActive(ctx context.Context, res *Resource, obj Object) error {
 	ns := obj.Namespace()
-	nsRes := namespaceResource()
-	cur, err := r.store.Get(ctx, nsRes.objectKey("", ns), storage.GetOptions{})
+	cur, err := r.store.Get(ctx, r.ns.objectKey("", ns), storage.GetOptions{})
 	if storage.IsNotFound(err) {
-		return errNotFound(nsRes, ns)
+		return errNotFound(r.ns, ns)
 	}
 	if err != nil {
-		return toStatus(err, nsRes, ns)
+		return toStatus(err, r.ns, ns)
 	}
 	// status.phase is a field attribute of namespaces: no decode needed.
 	if cur.Fields["status.phase"] == "Terminating" {
@@ -297,7 +296,7 @@ func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o
 			}
 		}
 		if len(old.Finalizers()) > 0 || res.isNamespace() {
-			out, err := r.markDeleting(ctx, res, name, key, o)
+			out, err := r.markDeleting(ctx, res, ns, name, o)
 			return out, false, err
 		}
 		if o.dryRun {
@@ -336,11 +335,7 @@ func checkPreconditions(res *Resource, name string, p storage.Preconditions, cur
 }
 
 // markDeleting sets deletionTimestamp on an object with finalizers (once).
-func (r *Registry) markDeleting(ctx context.Context, res *Resource, name, key string, o deleteOptions) (storage.Object, error) {
-	ns := ""
-	if res.Namespaced {
-		ns = nsFromKey(res, key)
-	}
+func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (storage.Object, error) {
 	out, err := r.write(ctx, res, ns, name, o.writeOptions, func(old Object, cur storage.Object) (Object, error) {
 		if err := checkPreconditions(res, name, o.preconditions, cur); err != nil {
 			return nil, err
@@ -359,7 +354,7 @@ func (r *Registry) markDeleting(ctx context.Context, res *Resource, name, key st
 		return next, nil
 	})
 	if errors.Is(err, errUnchanged) {
-		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
+		cur, err := r.store.Get(ctx, res.objectKey(ns, name), storage.GetOptions{})
 		return cur, toStatusOrNil(err, res, name)
 	}
 	if err != nil || o.dryRun {
@@ -373,13 +368,3 @@ func (r *Registry) markDeleting(ctx context.Context, res *Resource, name, key st
 
 // errUnchanged aborts a write that has nothing to change.
 var errUnchanged = errors.New("registry: unchanged")
-
-func nsFromKey(res *Resource, key string) string {
-	rest := key[len(res.keyPrefix()):]
-	for i := 0; i < len(rest); i++ {
-		if rest[i] == '/' {
-			return rest[:i]
-		}
-	}
-	return ""
-}

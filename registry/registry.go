@@ -53,6 +53,7 @@ type Registry struct {
 	mu        sync.RWMutex
 	resources map[string]*Resource            // by group/version/plural
 	groups    map[string]map[string]*groupVer // group → version → resources
+	ns        *Resource                       // the built-in namespaces
 }
 
 type groupVer struct {
@@ -90,7 +91,8 @@ func New(opts Options) (*Registry, error) {
 		resources: map[string]*Resource{},
 		groups:    map[string]map[string]*groupVer{},
 	}
-	if err := r.Register(namespaceResource()); err != nil {
+	r.ns = namespaceResource()
+	if err := r.Register(r.ns); err != nil {
 		return nil, err
 	}
 	if err := r.ensureDefaultNamespace(); err != nil {
@@ -131,20 +133,6 @@ func (r *Registry) resource(group, version, plural string) *Resource {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.resources[group+"/"+version+"/"+plural]
-}
-
-// lookup finds a resource by group and plural in any version.
-func (r *Registry) lookupGroupResource(group, plural string) *Resource {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for _, gv := range r.groups[group] {
-		for _, res := range gv.resources {
-			if res.Plural == plural {
-				return res
-			}
-		}
-	}
-	return nil
 }
 
 // all returns every registered resource.
