@@ -8,12 +8,16 @@ FUZZTIME ?= 10s
 test: lint unit conformance
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
-## lint: gofmt and go vet over every module.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+## lint: gofmt, go vet and staticcheck over every module.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	cd conformance && $(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	cd conformance && $(GO) run $(STATICCHECK) ./...
 
 ## unit: the core module's tests under the race detector.
 unit:
