@@ -42,8 +42,15 @@ type env struct {
 // It is closed when the test ends.
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvFor(t, newServerHandler(t))
+}
+
+// newEnvFor is newEnv for a handler the test built itself (its own store
+// or extra resources).
+func newEnvFor(t *testing.T, h http.Handler) *env {
+	t.Helper()
 	log := &requestLog{}
-	srv := httptest.NewServer(log.wrap(newServerHandler(t)))
+	srv := httptest.NewServer(log.wrap(h))
 	t.Cleanup(func() {
 		// Ends watches a test left open (a background kubectl, say), so
 		// that Close does not wait for them.
