@@ -189,15 +189,4 @@ func specChanged(a, b Object) bool {
 	return false
 }
 
-func generation(o Object) int64 {
-	switch v := o.Meta()["generation"].(type) {
-	case int64:
-		return v
-	case interface{ Int64() (int64, error) }:
-		n, _ := v.Int64()
-		return n
-	case float64:
-		return int64(v)
-	}
-	return 0
-}
+func generation(o Object) int64 { return intAt(o, "metadata.generation") }

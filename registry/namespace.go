@@ -52,7 +52,7 @@ func (r *Registry) emptyNamespace(ctx context.Context, ns string) {
 		}
 		for _, it := range list.Items {
 			name := it.Key[len(res.collectionKey(ns)):]
-			if _, _, err := r.delete(ctx, res, ns, name, deleteOptions{}); err != nil && ReasonOf(err) != "NotFound" {
+			if _, _, err := r.delete(ctx, res, ns, name, deleteOptions{emptying: true}); err != nil && ReasonOf(err) != "NotFound" {
 				r.log.Error("deleting in namespace", "namespace", ns, "key", it.Key, "err", err)
 			}
 		}
@@ -66,19 +66,20 @@ func (r *Registry) objectGone(ctx context.Context, res *Resource, ns string) {
 	if !res.Namespaced || ns == "" {
 		return
 	}
-	nsObj, ok := r.namespace(ctx, ns)
-	if ok && nsObj.deleting() {
+	if terminating, err := r.namespaceTerminating(ctx, ns); err == nil && terminating {
 		r.finalizeNamespace(ctx, ns)
 	}
 }
 
-func (r *Registry) namespace(ctx context.Context, ns string) (Object, bool) {
+// namespaceTerminating reads a namespace's phase from its stored field
+// attributes (status.phase is selectable), without decoding it. A missing
+// namespace is storage.ErrNotFound.
+func (r *Registry) namespaceTerminating(ctx context.Context, ns string) (bool, error) {
 	cur, err := r.store.Get(ctx, r.ns.objectKey("", ns), storage.GetOptions{})
 	if err != nil {
-		return nil, false
+		return false, err
 	}
-	obj, err := decodeStored(cur.Value, cur.Revision)
-	return obj, err == nil
+	return cur.Fields["status.phase"] == "Terminating", nil
 }
 
 // finalizeNamespace removes a terminating namespace when it is empty.

@@ -98,15 +98,14 @@ func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Obj
 // checkNamespaceActive refuses objects in missing or terminating namespaces.
 func (r *Registry) checkNamespaceActive(ctx context.Context, res *Resource, obj Object) error {
 	ns := obj.Namespace()
-	cur, err := r.store.Get(ctx, r.ns.objectKey("", ns), storage.GetOptions{})
+	terminating, err := r.namespaceTerminating(ctx, ns)
 	if storage.IsNotFound(err) {
 		return errNotFound(r.ns, ns)
 	}
 	if err != nil {
 		return toStatus(err, r.ns, ns)
 	}
-	// status.phase is a field attribute of namespaces: no decode needed.
-	if cur.Fields["status.phase"] == "Terminating" {
+	if terminating {
 		return errForbiddenNamespace(res, obj.Name(), ns, fmt.Sprintf("namespace %s is currently being deleted", ns))
 	}
 	return nil
@@ -264,6 +263,7 @@ func toStatusOrNil(err error, res *Resource, name string) error {
 type deleteOptions struct {
 	writeOptions
 	preconditions storage.Preconditions
+	emptying      bool // called by emptyNamespace, which finalizes once at the end
 }
 
 // errHasFinalizers makes Delete re-read: a finalizer appeared meanwhile.
@@ -319,7 +319,9 @@ func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o
 		if err != nil {
 			return out, false, toStatus(err, res, name)
 		}
-		r.objectGone(ctx, res, ns)
+		if !o.emptying {
+			r.objectGone(ctx, res, ns)
+		}
 		return out, true, nil
 	}
 }

@@ -1,5 +1,7 @@
 package storage
 
+import "slices"
+
 // Operator is a selector requirement's operator.
 type Operator string
 
@@ -60,22 +62,13 @@ func (r Requirement) Matches(attrs map[string]string) bool {
 	case NotEquals:
 		return !ok || v != r.Values[0]
 	case In:
-		return ok && contains(r.Values, v)
+		return ok && slices.Contains(r.Values, v)
 	case NotIn:
-		return !ok || !contains(r.Values, v)
+		return !ok || !slices.Contains(r.Values, v)
 	case Exists:
 		return ok
 	case DoesNotExist:
 		return !ok
-	}
-	return false
-}
-
-func contains(set []string, v string) bool {
-	for _, s := range set {
-		if s == v {
-			return true
-		}
 	}
 	return false
 }
