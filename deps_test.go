@@ -21,9 +21,11 @@ var allowed = map[string][]string{
 	"storage/memory":      {"rv", "watch", "storage"},
 	"storage/storagetest": {"rv", "watch", "storage"},
 	"codec":               {},
+	"codec/protobuf":      {},
+	"codec/cbor":          {},
 	"patch":               {"codec"},
 	"internal/validation": {},
-	"registry":            {"rv", "watch", "storage", "codec", "patch", "internal/validation"},
+	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "patch", "internal/validation"},
 }
 
 // The third-party modules the core module may use (the design card).

@@ -4,5 +4,13 @@ go 1.25
 
 require (
 	github.com/evanphx/json-patch/v5 v5.9.11
+	github.com/fxamacker/cbor/v2 v2.9.1
 	github.com/google/btree v1.1.3
+	google.golang.org/protobuf v1.36.11
+	sigs.k8s.io/yaml v1.6.0
+)
+
+require (
+	github.com/x448/float16 v0.8.4 // indirect
+	go.yaml.in/yaml/v2 v2.4.2 // indirect
 )
