@@ -17,6 +17,10 @@ type Object struct {
 	UID      string            // checked by Preconditions
 	Labels   map[string]string // matched by label selectors
 	Fields   map[string]string // matched by field selectors, e.g. "metadata.name"
+	// Memo is shared by every reader of this state (see Memo); the store
+	// sets it on write, ignoring the caller's. Nil when the backend keeps
+	// none.
+	Memo *Memo
 }
 
 // Preconditions must hold on the current state for a write to happen;

@@ -131,6 +131,7 @@ func (s *Store) Create(_ context.Context, obj storage.Object) (storage.Object, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	obj.Revision = s.rev.Load() + 1
+	obj.Memo = new(storage.Memo)
 	it := &item{key: obj.Key, obj: obj}
 	if old, ok := s.tree.ReplaceOrInsert(it); ok {
 		s.tree.ReplaceOrInsert(old)
@@ -187,6 +188,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			return cur, nil
 		}
 		next.Revision = s.rev.Load() + 1
+		next.Memo = new(storage.Memo)
 		nit := &item{key: key, obj: next}
 		s.tree.ReplaceOrInsert(nit)
 		s.commit(watch.Change{Type: watch.Modified, Revision: next.Revision, Object: nit.obj, Prev: it.obj})
