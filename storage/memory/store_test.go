@@ -335,3 +335,35 @@ func TestCompaction(t *testing.T) {
 	latest, _ := s.Revision(ctx)
 	wantErr(t, s.Compact(ctx, latest+1), storage.ErrTooLarge)
 }
+
+// TestMemoPerState checks that every reader of one state shares its Memo
+// (Get, List, watch events) and that each write starts a new one.
+func TestMemoPerState(t *testing.T) {
+	s := New(Options{})
+	w, err := s.Watch(ctx, "/a", storage.WatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	created := mustCreate(t, s, "/a", "v1")
+	got, err := s.Get(ctx, "/a", storage.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.List(ctx, "/", storage.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := <-w.ResultChan()
+	if created.Memo == nil || got.Memo != created.Memo || l.Items[0].Memo != created.Memo || ev.Object.(storage.Object).Memo != created.Memo {
+		t.Errorf("Memo of one state: create %p, get %p, list %p, event %p; want one shared pointer",
+			created.Memo, got.Memo, l.Items[0].Memo, ev.Object.(storage.Object).Memo)
+	}
+	updated, err := s.GuaranteedUpdate(ctx, "/a", storage.UpdateOptions{}, set("v2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated.Memo == nil || updated.Memo == created.Memo {
+		t.Errorf("update kept the old state's Memo; want a new one")
+	}
+}
