@@ -2,11 +2,12 @@ package registry_test
 
 import (
 	"context"
-	"github.com/kapi-dev/kapi/registry"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kapi-dev/kapi/registry"
 )
 
 func TestCreateSetsServerFields(t *testing.T) {
@@ -424,8 +425,11 @@ func TestDeleteOptionsBody(t *testing.T) {
 	s := newServer(t)
 	s.must(201, "POST", widgetsPath, widget("a", nil, nil))
 	r := s.do("DELETE", widgetsPath+"/a", "k8s\x00\x0a", "Content-Type", "application/vnd.kubernetes.protobuf")
-	if r.code != 415 {
-		t.Errorf("protobuf DeleteOptions: got %d %s; want 415", r.code, r.body)
+	if r.code != 400 {
+		t.Errorf("truncated protobuf DeleteOptions: got %d %s; want 400", r.code, r.body)
+	}
+	if r := s.do("DELETE", widgetsPath+"/a", "{}", "Content-Type", "text/plain"); r.code != 415 {
+		t.Errorf("text/plain DeleteOptions: got %d %s; want 415", r.code, r.body)
 	}
 	if r := s.do("DELETE", widgetsPath+"/a", `{"gracePeriodSeconds":"x"}`); r.code != 400 {
 		t.Errorf("malformed DeleteOptions: got %d %s; want 400", r.code, r.body)

@@ -86,12 +86,12 @@ func (r *Registry) apiGroup(name string) apiGroup {
 func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, core bool) {
 	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
 	if err != nil {
-		writeStatus(w, errNotAcceptable(codec.Supported(rootOffers)))
+		writeStatus(w, req, errNotAcceptable(codec.Supported(rootOffers)))
 		return
 	}
 	offer, ok := codec.Negotiate(accept, rootOffers)
 	if !ok {
-		writeStatus(w, errNotAcceptable(codec.Supported(rootOffers)))
+		writeStatus(w, req, errNotAcceptable(codec.Supported(rootOffers)))
 		return
 	}
 	if offer.Params["as"] == "APIGroupDiscoveryList" {
@@ -123,7 +123,7 @@ func (r *Registry) serveGroup(w http.ResponseWriter, req *http.Request, group st
 	_, ok := r.groups[group]
 	r.mu.RUnlock()
 	if !ok || group == "" {
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, req, errPathNotFound())
 		return
 	}
 	g := r.apiGroup(group)

@@ -1,88 +1,21 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 
-	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
 
 const (
-	mediaJSON  = "application/json"
 	patchJSON  = "application/json-patch+json"
 	patchMerge = "application/merge-patch+json"
 	patchSMP   = "application/strategic-merge-patch+json"
 	patchApply = "application/apply-patch+yaml"
 )
-
-var jsonOffers = []codec.MediaType{{Type: mediaJSON}}
-
-// negotiate checks that the client accepts JSON, the one representation
-// served so far.
-func negotiate(req *http.Request) error {
-	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
-	if err != nil {
-		return errNotAcceptable(codec.Supported(jsonOffers))
-	}
-	if _, ok := codec.Negotiate(accept, jsonOffers); !ok {
-		return errNotAcceptable(codec.Supported(jsonOffers))
-	}
-	return nil
-}
-
-// readBody reads a request body of at most MaxBodyBytes.
-func (r *Registry) readBody(req *http.Request) ([]byte, error) {
-	if req.ContentLength > r.opts.MaxBodyBytes {
-		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
-	}
-	b, err := io.ReadAll(io.LimitReader(req.Body, r.opts.MaxBodyBytes+1))
-	if err != nil {
-		return nil, errBadRequest("cannot read the request body: %v", err)
-	}
-	if int64(len(b)) > r.opts.MaxBodyBytes {
-		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
-	}
-	return b, nil
-}
-
-// mediaType returns the request's Content-Type without parameters.
-func mediaType(req *http.Request) string {
-	ct := req.Header.Get("Content-Type")
-	if ct == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return ct
-	}
-	return mt
-}
-
-// readObject reads and decodes a JSON object body.
-func (r *Registry) readObject(req *http.Request) (Object, error) {
-	if mt := mediaType(req); mt != "" && mt != mediaJSON {
-		return nil, errUnsupportedMediaType(mt, []string{mediaJSON})
-	}
-	b, err := r.readBody(req)
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, errBadRequest("the request body is empty; send the object as JSON")
-	}
-	obj, err := decodeObject(b)
-	if err != nil {
-		return nil, errBadRequest("the request body is not a valid object: %v", err)
-	}
-	return obj, nil
-}
 
 // writeOpts reads dryRun, which must be absent or "All" (422 otherwise, as
 // kube answers).
@@ -98,42 +31,20 @@ func writeOpts(q url.Values, kind string) (writeOptions, error) {
 	return writeOptions{dryRun: len(vals) > 0}, nil
 }
 
-// writeObject answers with one stored object.
-func writeObject(w http.ResponseWriter, req *http.Request, code int, o storage.Object) {
-	b := withRV(o.Value, o.Revision)
-	if o.Revision == 0 { // dry run: nothing was stored
-		b = o.Value
-	}
-	writeRaw(w, req, code, b)
-}
-
-func writeRaw(w http.ResponseWriter, req *http.Request, code int, b []byte) {
-	if p := req.URL.Query().Get("pretty"); p == "true" || p == "1" {
-		var out bytes.Buffer
-		if json.Indent(&out, b, "", "  ") == nil {
-			out.WriteByte('\n')
-			b = out.Bytes()
-		}
-	}
-	h := w.Header()
-	h.Set("Content-Type", mediaJSON)
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(code)
-	w.Write(b)
-}
-
-// writeJSON answers with any value marshalled as JSON.
+// writeJSON answers with a value that only has a JSON form (discovery,
+// OpenAPI, /version).
 func (r *Registry) writeJSON(w http.ResponseWriter, req *http.Request, code int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeStatus(w, errInternal(err))
+		r.writeError(w, req, errInternal(err))
 		return
 	}
-	writeRaw(w, req, code, b)
+	writeBody(w, req, code, jsonFormat, b)
 }
 
 func (r *Registry) serveGet(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	if err != nil {
 		return err
 	}
 	opts, err := getOptions(rq.URL.Query())
@@ -144,7 +55,7 @@ func (r *Registry) serveGet(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, rq.Request, http.StatusOK, o)
+	r.writeStored(w, rq.Request, http.StatusOK, rq.res, t, o)
 	return nil
 }
 
@@ -234,7 +145,8 @@ func (lq listQuery) storageOptions() storage.ListOptions {
 }
 
 func (r *Registry) serveList(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, listEndpoint)
+	if err != nil {
 		return err
 	}
 	lq, err := parseListQuery(rq.res, rq.URL.Query(), false, "")
@@ -245,54 +157,20 @@ func (r *Registry) serveList(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	writeRaw(w, rq.Request, http.StatusOK, appendList(nil, rq.res, out))
+	r.writeList(w, rq.Request, rq.res, t, out)
 	return nil
 }
 
-// appendList assembles a <Kind>List from stored item bytes, splicing each
-// item's resourceVersion; no item is re-encoded.
-func appendList(dst []byte, res *Resource, l storage.ListResult) []byte {
-	n := 160 + len(l.Continue)
-	for _, it := range l.Items {
-		n += len(it.Value) + 48
-	}
-	if dst == nil {
-		dst = make([]byte, 0, n)
-	}
-	dst = append(dst, `{"kind":`...)
-	dst = strconv.AppendQuote(dst, res.Kind+"List")
-	dst = append(dst, `,"apiVersion":`...)
-	dst = strconv.AppendQuote(dst, res.GroupVersion())
-	dst = append(dst, `,"metadata":{"resourceVersion":"`...)
-	dst = rv.Append(dst, l.Revision)
-	dst = append(dst, '"')
-	if l.Continue != "" {
-		dst = append(dst, `,"continue":`...)
-		dst = strconv.AppendQuote(dst, l.Continue)
-	}
-	if l.Remaining != nil {
-		dst = append(dst, `,"remainingItemCount":`...)
-		dst = strconv.AppendInt(dst, *l.Remaining, 10)
-	}
-	dst = append(dst, `},"items":[`...)
-	for i, it := range l.Items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendRV(dst, it.Value, it.Revision)
-	}
-	return append(dst, "]}"...)
-}
-
 func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	if err != nil {
 		return err
 	}
 	o, err := writeOpts(rq.URL.Query(), "CreateOptions")
 	if err != nil {
 		return err
 	}
-	obj, err := r.readObject(rq.Request)
+	obj, err := r.readObject(rq.Request, rq.res)
 	if err != nil {
 		return err
 	}
@@ -300,19 +178,20 @@ func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, rq.Request, http.StatusCreated, out)
+	r.writeStored(w, rq.Request, http.StatusCreated, rq.res, t, out)
 	return nil
 }
 
 func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	if err != nil {
 		return err
 	}
 	o, err := writeOpts(rq.URL.Query(), "UpdateOptions")
 	if err != nil {
 		return err
 	}
-	obj, err := r.readObject(rq.Request)
+	obj, err := r.readObject(rq.Request, rq.res)
 	if err != nil {
 		return err
 	}
@@ -320,12 +199,13 @@ func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, rq.Request, http.StatusOK, out)
+	r.writeStored(w, rq.Request, http.StatusOK, rq.res, t, out)
 	return nil
 }
 
 func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	if err != nil {
 		return err
 	}
 	o, err := writeOpts(rq.URL.Query(), "PatchOptions")
@@ -344,7 +224,7 @@ func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, rq.Request, http.StatusOK, out)
+	r.writeStored(w, rq.Request, http.StatusOK, rq.res, t, out)
 	return nil
 }
 
@@ -363,15 +243,8 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 	var o deleteOptions
 	q := rq.URL.Query()
 	var body deleteBody
-	if mt := mediaType(rq.Request); mt != "" && mt != mediaJSON {
-		return o, errUnsupportedMediaType(mt, []string{mediaJSON})
-	}
-	if b, err := r.readBody(rq.Request); err != nil {
+	if err := r.readDeleteBody(rq.Request, &body); err != nil {
 		return o, err
-	} else if len(bytes.TrimSpace(b)) > 0 {
-		if err := json.Unmarshal(b, &body); err != nil {
-			return o, errBadRequest("the DeleteOptions body is not valid JSON: %v", err)
-		}
 	}
 	for _, v := range body.DryRun {
 		q.Add("dryRun", v)
@@ -408,7 +281,8 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 }
 
 func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	if err != nil {
 		return err
 	}
 	o, err := r.readDeleteOptions(rq)
@@ -420,17 +294,18 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	if !gone {
-		writeObject(w, rq.Request, http.StatusOK, out)
+		r.writeStored(w, rq.Request, http.StatusOK, rq.res, t, out)
 		return nil
 	}
-	r.writeJSON(w, rq.Request, http.StatusOK, successStatus(rq.res, rq.name, out.UID))
+	writeStatus(w, rq.Request, &StatusError{successStatus(rq.res, rq.name, out.UID)})
 	return nil
 }
 
 // serveDeleteCollection deletes every object the list selectors match and
 // answers with the list of what was deleted.
 func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, listEndpoint)
+	if err != nil {
 		return err
 	}
 	o, err := r.readDeleteOptions(rq)
@@ -460,6 +335,6 @@ func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *request) err
 		deleted.Items = append(deleted.Items, out)
 		deleted.Revision = max(deleted.Revision, out.Revision)
 	}
-	writeRaw(w, rq.Request, http.StatusOK, appendList(nil, rq.res, deleted))
+	r.writeList(w, rq.Request, rq.res, t, deleted)
 	return nil
 }

@@ -155,9 +155,16 @@ type watchStream struct {
 	ch   chan map[string]any
 }
 
-func (s *server) watch(path string) *watchStream {
+func (s *server) watch(path string, header ...string) *watchStream {
 	s.t.Helper()
-	resp, err := http.Get(s.url + path)
+	req, err := http.NewRequest("GET", s.url+path, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/storage"
 )
 
@@ -16,6 +17,11 @@ func namespaceResource() *Resource {
 		Version: "v1", Kind: "Namespace", Plural: "namespaces", Singular: "namespace",
 		ShortNames: []string{"ns"}, Status: true,
 		SelectableFields: []string{"status.phase"},
+		Protobuf:         protobuf.Namespace,
+		Columns: []Column{
+			{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"},
+			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: createdDescription},
+		},
 		Strategy: Strategy{
 			PrepareForCreate: func(_ context.Context, obj Object) {
 				obj.set("spec.finalizers", []any{"kubernetes"})

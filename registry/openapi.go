@@ -35,7 +35,7 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 			return
 		}
 	}
-	writeStatus(w, errPathNotFound())
+	writeStatus(w, req, errPathNotFound())
 }
 
 func gvPath(gv *groupVer) string {

@@ -21,6 +21,9 @@ type writeOptions struct {
 
 // toStorage is the storage form of obj.
 func toStorage(res *Resource, obj Object) (storage.Object, error) {
+	if err := checkRepresentable(res, obj); err != nil {
+		return storage.Object{}, err
+	}
 	b, err := encodeStored(obj)
 	if err != nil {
 		return storage.Object{}, errBadRequest("cannot encode object: %v", err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kapi-dev/kapi/storage"
@@ -54,6 +55,10 @@ type Registry struct {
 	resources map[string]*Resource            // by group/version/plural
 	groups    map[string]map[string]*groupVer // group → version → resources
 	ns        *Resource                       // the built-in namespaces
+
+	// encodes counts object encodings and frames watch-event framings,
+	// per format (serialize-once tests).
+	encodes, frames [numFormats]atomic.Int64
 }
 
 type groupVer struct {
@@ -154,7 +159,7 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				panic(p)
 			}
 			r.log.Error("panic serving request", "method", req.Method, "path", req.URL.Path, "panic", p)
-			writeStatus(w, errInternal(fmt.Errorf("panic: %v", p)))
+			writeStatus(w, req, errInternal(fmt.Errorf("panic: %v", p)))
 		}
 	}()
 	path := strings.TrimSuffix(req.URL.Path, "/")
@@ -186,14 +191,14 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case parts[0] == "apis" && len(parts) >= 3:
 		group, version, rest = parts[1], parts[2], parts[3:]
 	default:
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, req, errPathNotFound())
 		return
 	}
 	r.mu.RLock()
 	gv := r.groups[group][version]
 	r.mu.RUnlock()
 	if gv == nil {
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, req, errPathNotFound())
 		return
 	}
 	if len(rest) == 0 {
@@ -202,7 +207,7 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	rq, err := r.route(req, group, version, rest)
 	if err != nil {
-		writeStatus(w, err)
+		writeStatus(w, req, err)
 		return
 	}
 	r.serve(w, rq)
@@ -321,6 +326,6 @@ func (r *Registry) serve(w http.ResponseWriter, rq *request) {
 		}
 	}
 	if err != nil {
-		writeStatus(w, toStatus(err, rq.res, rq.name))
+		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/kapi-dev/kapi/internal/validation"
 )
 
@@ -36,6 +38,18 @@ type Resource struct {
 	Schema *Schema
 	// Strategy holds the resource's hooks.
 	Strategy Strategy
+
+	// Protobuf, when set, is the protobuf message of the resource's
+	// objects: the resource then reads and writes
+	// application/vnd.kubernetes.protobuf, converting between the JSON
+	// form and the message by its descriptor (codec/protobuf). Its fields
+	// must carry Kubernetes' field numbers for the JSON names, as
+	// k8s.io/api's generated.proto files do; protobuf.Files has the meta
+	// types to import. Nil: protobuf is neither read (415) nor offered (406).
+	Protobuf protoreflect.MessageDescriptor
+	// Columns are the Table columns kubectl get shows after NAME; none
+	// means NAME and CREATED AT.
+	Columns []Column
 }
 
 // Scale maps the autoscaling/v1 Scale subresource onto an object.
@@ -122,7 +136,7 @@ func (r *Resource) validate() error {
 	if r.Scale != nil && (r.Scale.SpecReplicasPath == "" || r.Scale.StatusReplicasPath == "") {
 		return fmt.Errorf("registry: resource %q: Scale needs SpecReplicasPath and StatusReplicasPath", r.Plural)
 	}
-	return nil
+	return r.compileColumns()
 }
 
 // keyPrefix is the storage prefix of the whole resource:

@@ -66,7 +66,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 	if rq.subresource != "scale" {
 		return r.serveCustom(w, rq)
 	}
-	if err := negotiate(rq.Request); err != nil {
+	if _, err := valueOffers.pick(rq.Request); err != nil {
 		return err
 	}
 	ctx, res := rq.Context(), rq.res
@@ -80,7 +80,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 		if err != nil {
 			return errInternal(err)
 		}
-		r.writeJSON(w, rq.Request, http.StatusOK, scaleOf(res, obj))
+		r.writeValue(w, rq.Request, http.StatusOK, scaleOf(res, obj))
 		return nil
 	case http.MethodPut, http.MethodPatch:
 	default:
@@ -92,15 +92,23 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 	}
 	var body []byte
 	pt := mediaType(rq.Request)
+	f := jsonFormat
 	if rq.Method == http.MethodPatch {
 		if pt != patchJSON && pt != patchMerge {
 			return errUnsupportedMediaType(pt, []string{patchJSON, patchMerge})
 		}
-	} else if pt != "" && pt != mediaJSON {
-		return errUnsupportedMediaType(pt, []string{mediaJSON})
+	} else if f, err = bodyFormat(rq.Request, false); err != nil {
+		return err
 	}
 	if body, err = r.readBody(rq.Request); err != nil {
 		return err
+	}
+	if f != jsonFormat { // the Scale as JSON, which updateScale reads
+		obj, err := decodeBody(f, nil, body)
+		if err != nil {
+			return errBadRequest("the request body is not a valid Scale: %v", err)
+		}
+		body = mustJSON(obj)
 	}
 	out, err := r.updateScale(ctx, res, rq.namespace, rq.name, rq.Method, pt, body, wo)
 	if err != nil {
@@ -110,7 +118,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return errInternal(err)
 	}
-	r.writeJSON(w, rq.Request, http.StatusOK, scaleOf(res, obj))
+	r.writeValue(w, rq.Request, http.StatusOK, scaleOf(res, obj))
 	return nil
 }
 
@@ -181,6 +189,6 @@ func (r *Registry) serveCustom(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return toStatus(err, rq.res, rq.name)
 	}
-	r.writeJSON(w, rq.Request, http.StatusOK, out)
+	r.writeValue(w, rq.Request, http.StatusOK, out)
 	return nil
 }

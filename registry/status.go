@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/kapi-dev/kapi/rv"
@@ -211,19 +210,6 @@ func toStatus(err error, r *Resource, name string) *StatusError {
 		return newStatus(http.StatusGatewayTimeout, "Timeout", "Timeout: request did not complete within the allowed duration", &StatusDetails{})
 	}
 	return errInternal(err)
-}
-
-// writeStatus writes err as a Status response.
-func writeStatus(w http.ResponseWriter, err *StatusError) {
-	s := err.Status
-	if s.Details != nil && s.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(s.Details.RetryAfterSeconds))
-	}
-	b, _ := json.Marshal(s)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(s.Code)
-	w.Write(b)
 }
 
 // successStatus is the Status a delete answers once the object is gone.

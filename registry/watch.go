@@ -1,13 +1,15 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"time"
 
+	"github.com/kapi-dev/kapi/codec/cbor"
+	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/watch"
@@ -38,8 +40,15 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 // flushed chunk per event, until timeoutSeconds (or a randomised default),
 // the client going away, or the store ending the watch.
 func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
-	if err := negotiate(rq.Request); err != nil {
+	t, err := negotiateFor(rq.Request, rq.res, watchEndpoint)
+	if err != nil {
 		return err
+	}
+	include := ""
+	if t.view == tableView {
+		if include, err = tableOptions(rq.Request); err != nil {
+			return err
+		}
 	}
 	lq, err := parseListQuery(rq.res, rq.URL.Query(), true, rq.name)
 	if err != nil {
@@ -61,11 +70,11 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	h := w.Header()
-	h.Set("Content-Type", mediaJSON)
+	h.Set("Content-Type", streamTypes[t.format])
 	h.Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	s := &eventWriter{res: rq.res, w: w, last: lq.req.Revision}
+	s := &eventWriter{r: r, res: rq.res, t: t, include: include, headers: true, w: w, last: lq.req.Revision}
 	if err != nil { // too old: one ERROR event, then the stream ends
 		s.writeError(toStatus(err, rq.res, ""))
 		rc.Flush()
@@ -108,21 +117,34 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 // request (storage/memory's does).
 type bookmarker interface{ RequestBookmark() }
 
-// eventWriter encodes watch events for one stream. Objects are the stored
-// bytes with the event's revision spliced in; nothing is re-encoded.
+// streamTypes are the Content-Types of watch streams per format, as kube
+// answers them (CBOR watches are CBOR sequences).
+var streamTypes = [numFormats]string{
+	jsonFormat:     mediaJSON,
+	protobufFormat: mediaProtobuf + ";stream=watch",
+	cborFormat:     mediaCBORSeq,
+}
+
+// eventWriter writes the events of one watch stream in its negotiated
+// target. An event's bytes are computed once per stored state, event type
+// and target, and shared by every watcher (see memoKey); Table events
+// (kubectl get -w) are built per stream, since only the first carries the
+// column definitions and ages change.
 type eventWriter struct {
-	res  *Resource
-	w    http.ResponseWriter
-	buf  []byte
-	last uint64 // newest revision sent, for bookmarks
+	r       *Registry
+	res     *Resource
+	t       target
+	include string // Table includeObject
+	headers bool   // the next Table event carries column definitions
+	w       http.ResponseWriter
+	last    uint64 // newest revision sent, for bookmarks
 }
 
 // write sends ev; it reports false when the stream should end.
 func (s *eventWriter) write(ev watch.Event) bool {
 	switch ev.Type {
 	case watch.Bookmark:
-		s.writeBookmark(ev.Revision, ev.InitialEventsEnd)
-		return true
+		return s.writeBookmark(ev.Revision, ev.InitialEventsEnd)
 	case watch.Error:
 		err, _ := ev.Object.(error)
 		if err == nil {
@@ -135,38 +157,117 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	if !ok {
 		return true
 	}
-	b := append(s.buf[:0], `{"type":"`...)
-	b = append(b, ev.Type...)
-	b = append(b, `","object":`...)
-	b = appendRV(b, o.Value, ev.Revision)
-	b = append(b, "}\n"...)
-	s.buf = b
 	s.last = max(s.last, ev.Revision)
-	_, err := s.w.Write(b)
+	if s.t.view == tableView {
+		o.Revision = ev.Revision
+		o.Memo = nil // a DELETED event shows the last state at a new revision
+		tb, err := s.r.buildTable(s.res, s.t, s.include, []storage.Object{o}, map[string]any{"resourceVersion": rv.Format(ev.Revision)}, s.headers)
+		if err != nil {
+			s.writeError(toStatus(err, s.res, ""))
+			return false
+		}
+		s.headers = false
+		return s.writeValue(ev.Type, tableTypeMeta(s.t), tb)
+	}
+	v, err := o.Memo.Do(memoKey{rev: ev.Revision, kind: eventMemo, format: s.t.format, view: s.t.view, metaVersion: s.t.metaVersion, event: ev.Type}, func() (any, error) {
+		s.r.frames[s.t.format].Add(1)
+		item, err := s.r.item(s.res, o, ev.Revision, s.t)
+		if err != nil {
+			return nil, err
+		}
+		return frameEvent(nil, s.t.format, ev.Type, s.t.typeMeta(s.res, false), item)
+	})
+	if err != nil {
+		s.writeError(toStatus(err, s.res, ""))
+		return false
+	}
+	_, err = s.w.Write(v.([]byte))
 	return err == nil
 }
 
-func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) {
-	b := append(s.buf[:0], `{"type":"BOOKMARK","object":{"kind":`...)
-	b = strconv.AppendQuote(b, s.res.Kind)
-	b = append(b, `,"apiVersion":`...)
-	b = strconv.AppendQuote(b, s.res.GroupVersion())
-	b = append(b, `,"metadata":{"resourceVersion":"`...)
-	b = rv.Append(b, rev)
-	b = append(b, `","creationTimestamp":null`...)
-	if initialEnd {
-		b = append(b, `,"annotations":{"k8s.io/initial-events-end":"true"}`...)
-	}
-	b = append(b, "}}}\n"...)
-	s.buf = b
-	s.last = max(s.last, rev)
-	s.w.Write(b)
+func tableTypeMeta(t target) protobuf.TypeMeta {
+	return protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "Table"}
 }
 
+// frameEvent appends one framed watch event whose object is item (an
+// encoded object without envelope, named by tm).
+func frameEvent(dst []byte, f format, typ watch.EventType, tm protobuf.TypeMeta, item []byte) ([]byte, error) {
+	switch f {
+	case protobufFormat:
+		return protobuf.AppendWatchFrame(dst, string(typ), tm, item), nil
+	case cborFormat:
+		return cbor.AppendWatchEvent(dst, string(typ), item)
+	}
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, typ...)
+	dst = append(dst, `","object":`...)
+	dst = append(dst, item...)
+	return append(dst, "}\n"...), nil
+}
+
+// writeValue writes an event whose object is a value built for this stream
+// (a bookmark, a Table, a Status).
+func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, v any) bool {
+	b, err := encodeValue(s.t.format, tm, v)
+	if err != nil && s.t.format == protobufFormat && tm.Kind != "Status" {
+		b, err = s.protobufValue(tm, v)
+	}
+	if err != nil {
+		return false
+	}
+	if s.t.format == protobufFormat { // encodeValue wrapped it in an envelope
+		_, raw, err := protobuf.DecodeEnvelope(b)
+		if err != nil {
+			return false
+		}
+		b = raw
+	} else if s.t.format == cborFormat {
+		b = bytes.TrimPrefix(b, []byte(cbor.SelfDescribed))
+	}
+	frame, err := frameEvent(nil, s.t.format, typ, tm, b)
+	if err != nil {
+		return false
+	}
+	_, err = s.w.Write(frame)
+	return err == nil
+}
+
+// protobufValue encodes a bookmark object in the resource's message (or as
+// PartialObjectMetadata), enveloped like encodeValue's results.
+func (s *eventWriter) protobufValue(tm protobuf.TypeMeta, v any) ([]byte, error) {
+	m, err := decodeObject(mustJSON(v))
+	if err != nil {
+		return nil, err
+	}
+	md := s.res.Protobuf
+	if s.t.view == partialView {
+		md = protobuf.PartialObjectMetadata
+	}
+	raw, err := protobuf.Marshal(md, m)
+	if err != nil {
+		return nil, err
+	}
+	return protobuf.AppendEnvelope(nil, tm, raw), nil
+}
+
+// writeBookmark sends a BOOKMARK whose object carries only the revision
+// (and the initial-events-end annotation), in the watched type.
+func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
+	s.last = max(s.last, rev)
+	meta := map[string]any{"resourceVersion": rv.Format(rev), "creationTimestamp": nil}
+	if initialEnd {
+		meta["annotations"] = map[string]any{"k8s.io/initial-events-end": "true"}
+	}
+	tm := s.t.typeMeta(s.res, false)
+	var obj any = map[string]any{"kind": tm.Kind, "apiVersion": tm.APIVersion, "metadata": meta}
+	if s.t.view == tableView {
+		tm = tableTypeMeta(s.t)
+		obj = &table{Kind: tm.Kind, APIVersion: tm.APIVersion, Metadata: map[string]any{"resourceVersion": rv.Format(rev)}, Rows: []tableRow{}}
+	}
+	return s.writeValue(watch.Bookmark, tm, obj)
+}
+
+// writeError sends an ERROR event carrying a Status.
 func (s *eventWriter) writeError(se *StatusError) {
-	b := append(s.buf[:0], `{"type":"ERROR","object":`...)
-	b = append(b, mustJSON(se.Status)...)
-	b = append(b, "}\n"...)
-	s.buf = b
-	s.w.Write(b)
+	s.writeValue(watch.Error, protobuf.TypeMeta{APIVersion: "v1", Kind: "Status"}, se.Status)
 }

@@ -4,6 +4,7 @@
 package server
 
 import (
+	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/memory"
@@ -22,6 +23,15 @@ func ConfigMaps() *registry.Resource {
 	return &registry.Resource{
 		Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap",
 		ShortNames: []string{"cm"}, Namespaced: true,
+		Protobuf: protobuf.ConfigMap,
+		Columns: []registry.Column{
+			{Name: "Data", Type: "integer", Description: "Number of entries in data and binaryData", Value: func(obj registry.Object) any {
+				data, _ := obj["data"].(map[string]any)
+				binary, _ := obj["binaryData"].(map[string]any)
+				return int64(len(data) + len(binary))
+			}},
+			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+		},
 	}
 }
 
@@ -34,6 +44,12 @@ func Widgets() *registry.Resource {
 		Scale:            &registry.Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.readyReplicas"},
 		SelectableFields: []string{"spec.color"},
 		Schema:           &registry.Schema{OpenAPIV3: widgetSchema},
+		Columns: []registry.Column{
+			{Name: "Color", Type: "string", JSONPath: ".spec.color"},
+			{Name: "Replicas", Type: "integer", JSONPath: ".spec.replicas"},
+			{Name: "Ready", Type: "integer", JSONPath: ".status.readyReplicas", Priority: 1},
+			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+		},
 	}
 }
 

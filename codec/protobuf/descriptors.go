@@ -1,0 +1,83 @@
+package protobuf
+
+import (
+	_ "embed"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// descriptorSet is the FileDescriptorSet compiled from proto/ by `make proto`.
+//
+//go:embed descriptors.binpb
+var descriptorSet []byte
+
+// Files holds kapi's descriptors: meta.v1, runtime, intstr, resource and the
+// core.v1 messages kapi serves. It is kapi's own registry, not
+// protoregistry.GlobalFiles, so it never clashes with k8s.io/api linked into
+// the same program. Build descriptors of your own messages that import
+// "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with
+// protodesc.NewFile(fd, Files). Files must not be changed.
+var Files *protoregistry.Files
+
+// Descriptors of the messages kapi encodes itself, from [Files]. The
+// ListMeta descriptor is not among them (the name is the [ListMeta] struct
+// that [AppendList] takes); find it in Files as
+// "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta".
+var (
+	ObjectMeta                protoreflect.MessageDescriptor // k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta
+	Status                    protoreflect.MessageDescriptor // meta.v1.Status
+	DeleteOptions             protoreflect.MessageDescriptor // meta.v1.DeleteOptions
+	PartialObjectMetadata     protoreflect.MessageDescriptor // meta.v1.PartialObjectMetadata
+	PartialObjectMetadataList protoreflect.MessageDescriptor // meta.v1.PartialObjectMetadataList
+	WatchEvent                protoreflect.MessageDescriptor // meta.v1.WatchEvent
+	Namespace                 protoreflect.MessageDescriptor // k8s.io.api.core.v1.Namespace
+	NamespaceList             protoreflect.MessageDescriptor // core.v1.NamespaceList
+	ConfigMap                 protoreflect.MessageDescriptor // core.v1.ConfigMap
+	ConfigMapList             protoreflect.MessageDescriptor // core.v1.ConfigMapList
+)
+
+const (
+	metaV1 = "k8s.io.apimachinery.pkg.apis.meta.v1."
+	coreV1 = "k8s.io.api.core.v1."
+)
+
+func init() {
+	var set descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(descriptorSet, &set); err != nil {
+		panic("protobuf: embedded descriptor set: " + err.Error())
+	}
+	files, err := protodesc.NewFiles(&set)
+	if err != nil {
+		panic("protobuf: embedded descriptor set: " + err.Error())
+	}
+	Files = files
+	for _, d := range []struct {
+		v    *protoreflect.MessageDescriptor
+		name protoreflect.FullName
+	}{
+		{&ObjectMeta, metaV1 + "ObjectMeta"},
+		{&Status, metaV1 + "Status"},
+		{&DeleteOptions, metaV1 + "DeleteOptions"},
+		{&PartialObjectMetadata, metaV1 + "PartialObjectMetadata"},
+		{&PartialObjectMetadataList, metaV1 + "PartialObjectMetadataList"},
+		{&WatchEvent, metaV1 + "WatchEvent"},
+		{&Namespace, coreV1 + "Namespace"},
+		{&NamespaceList, coreV1 + "NamespaceList"},
+		{&ConfigMap, coreV1 + "ConfigMap"},
+		{&ConfigMapList, coreV1 + "ConfigMapList"},
+	} {
+		*d.v = mustMessage(d.name)
+	}
+}
+
+func mustMessage(name protoreflect.FullName) protoreflect.MessageDescriptor {
+	d, err := Files.FindDescriptorByName(name)
+	if err != nil {
+		panic("protobuf: embedded descriptor set: " + err.Error())
+	}
+	return d.(protoreflect.MessageDescriptor)
+}

@@ -1,0 +1,173 @@
+package protobuf
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// rfc3339Micro is MicroTime's JSON layout (apimachinery's RFC3339Micro).
+const rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"
+
+// appendSpecial writes the body of a special message from its JSON value v
+// (not nil), as apimachinery's hand-written marshalers do.
+func appendSpecial(dst []byte, s special, v any) ([]byte, *Error) {
+	switch s {
+	case timeMsg, microTime:
+		str, ok := v.(string)
+		if !ok {
+			return nil, mismatch("RFC 3339 time string", v)
+		}
+		layout := time.RFC3339
+		if s == microTime {
+			layout = time.RFC3339Nano
+		}
+		t, err := time.Parse(layout, str)
+		if err != nil {
+			return nil, invalidf("invalid time %q: %v", str, err)
+		}
+		// Time keeps seconds only: its JSON form does, and apimachinery
+		// drops nanos on both sides.
+		dst = protowire.AppendTag(dst, 1, protowire.VarintType)
+		dst = protowire.AppendVarint(dst, uint64(t.Unix()))
+		if ns := t.Nanosecond() / 1000 * 1000; s == microTime && ns != 0 {
+			dst = protowire.AppendTag(dst, 2, protowire.VarintType)
+			dst = protowire.AppendVarint(dst, uint64(ns))
+		}
+		return dst, nil
+	case duration:
+		str, ok := v.(string)
+		if !ok {
+			return nil, mismatch("duration string", v)
+		}
+		d, err := time.ParseDuration(str)
+		if err != nil {
+			return nil, invalidf("invalid duration %q: %v", str, err)
+		}
+		dst = protowire.AppendTag(dst, 1, protowire.VarintType)
+		return protowire.AppendVarint(dst, uint64(d)), nil
+	case quantity:
+		var str string
+		switch x := v.(type) {
+		case string:
+			str = x
+		case json.Number:
+			str = string(x)
+		case int64, int, int32, uint64, float64:
+			b, _ := json.Marshal(x)
+			str = string(b)
+		default:
+			return nil, mismatch("quantity string", v)
+		}
+		return appendString(dst, 1, str), nil
+	case intOrString:
+		if str, ok := v.(string); ok {
+			dst = protowire.AppendTag(dst, 1, protowire.VarintType)
+			dst = protowire.AppendVarint(dst, 1)
+			if str != "" {
+				dst = appendString(dst, 3, str)
+			}
+			return dst, nil
+		}
+		n, err := toInt(v, math.MinInt32, math.MaxInt32, "int32")
+		if err != nil {
+			if _, num := v.(bool); num || jsonType(v) != "number" {
+				return nil, mismatch("integer or string", v)
+			}
+			return nil, err
+		}
+		if n != 0 {
+			dst = protowire.AppendTag(dst, 2, protowire.VarintType)
+			dst = protowire.AppendVarint(dst, uint64(n))
+		}
+		return dst, nil
+	case rawExt, fieldsV1:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, invalidf("cannot encode as JSON: %v", err)
+		}
+		return appendBytes(dst, 1, raw), nil
+	}
+	panic("protobuf: not a special message")
+}
+
+// decodeSpecial reads the body b of a special message into its JSON value.
+func decodeSpecial(s special, b []byte) (any, *Error) {
+	var ints [4]int64 // the varint fields 1..3, by number
+	var strs [4][]byte
+	for rest := b; len(rest) > 0; {
+		num, typ, n := protowire.ConsumeTag(rest)
+		if n < 0 {
+			return nil, wireError(n)
+		}
+		rest = rest[n:]
+		switch {
+		case num < 1 || num > 3:
+			n = protowire.ConsumeFieldValue(num, typ, rest)
+		case typ == protowire.VarintType:
+			var v uint64
+			v, n = protowire.ConsumeVarint(rest)
+			ints[num] = int64(v)
+		case typ == protowire.BytesType:
+			strs[num], n = protowire.ConsumeBytes(rest)
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, rest)
+		}
+		if n < 0 {
+			return nil, wireError(n)
+		}
+		rest = rest[n:]
+	}
+	switch s {
+	case timeMsg, microTime:
+		if len(b) == 0 {
+			return nil, nil // the zero time
+		}
+		var t time.Time
+		if s == timeMsg {
+			t = time.Unix(ints[1], 0).UTC()
+		} else {
+			ns := time.Duration(int32(ints[2])).Truncate(time.Microsecond)
+			t = time.Unix(ints[1], int64(ns)).UTC()
+		}
+		if y := t.Year(); y < 0 || y > 9999 {
+			return nil, invalidf("time %d out of range", ints[1])
+		}
+		if s == timeMsg {
+			return t.Format(time.RFC3339), nil
+		}
+		return t.Format(rfc3339Micro), nil
+	case duration:
+		return time.Duration(ints[1]).String(), nil
+	case quantity:
+		if len(strs[1]) == 0 {
+			return "0", nil
+		}
+		return string(strs[1]), nil
+	case intOrString:
+		if ints[1] == 1 {
+			return string(strs[3]), nil
+		}
+		return json.Number(strconv.FormatInt(int64(int32(ints[2])), 10)), nil
+	case rawExt, fieldsV1:
+		raw := strs[1]
+		if len(raw) == 0 {
+			return nil, nil
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return nil, invalidf("raw is not JSON: %v", err)
+		}
+		if len(bytes.Trim(raw[d.InputOffset():], " \t\r\n")) != 0 {
+			return nil, invalidf("raw is not JSON: data after the value")
+		}
+		return v, nil
+	}
+	panic("protobuf: not a special message")
+}

@@ -1,0 +1,176 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/codec/cbor"
+	"github.com/kapi-dev/kapi/codec/protobuf"
+)
+
+// Request bodies: an object (create, update) or DeleteOptions, in JSON,
+// YAML, CBOR, or protobuf when there is a message to read it with.
+
+// readBody reads a request body of at most MaxBodyBytes.
+func (r *Registry) readBody(req *http.Request) ([]byte, error) {
+	if req.ContentLength > r.opts.MaxBodyBytes {
+		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
+	}
+	b, err := io.ReadAll(io.LimitReader(req.Body, r.opts.MaxBodyBytes+1))
+	if err != nil {
+		return nil, errBadRequest("cannot read the request body: %v", err)
+	}
+	if int64(len(b)) > r.opts.MaxBodyBytes {
+		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
+	}
+	return b, nil
+}
+
+// mediaType returns the request's Content-Type without parameters.
+func mediaType(req *http.Request) string {
+	ct := req.Header.Get("Content-Type")
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ct
+	}
+	return mt
+}
+
+// bodyFormat is the format of the request body: JSON when no Content-Type
+// is given (as kube reads it), 415 for a type the endpoint does not read.
+func bodyFormat(req *http.Request, withProtobuf bool) (format, error) {
+	switch mt := mediaType(req); mt {
+	case "", mediaJSON:
+		return jsonFormat, nil
+	case mediaYAML:
+		return yamlFormat, nil
+	case mediaCBOR:
+		return cborFormat, nil
+	case mediaProtobuf:
+		if withProtobuf {
+			return protobufFormat, nil
+		}
+		fallthrough
+	default:
+		supported := []string{mediaJSON, mediaYAML}
+		if withProtobuf {
+			supported = append(supported, mediaProtobuf)
+		}
+		return 0, errUnsupportedMediaType(mt, append(supported, mediaCBOR))
+	}
+}
+
+// readObject reads and decodes an object body for res.
+func (r *Registry) readObject(req *http.Request, res *Resource) (Object, error) {
+	f, err := bodyFormat(req, res.Protobuf != nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errBadRequest("the request body is empty; send the object as %s", f)
+	}
+	obj, err := decodeBody(f, res.Protobuf, b)
+	if err != nil {
+		return nil, errBadRequest("the request body is not a valid object: %v", err)
+	}
+	return obj, nil
+}
+
+// decodeBody decodes a whole body of format f into the JSON form; md reads
+// protobuf bodies, whose envelope gives apiVersion and kind.
+func decodeBody(f format, md protoreflect.MessageDescriptor, b []byte) (Object, error) {
+	switch f {
+	case yamlFormat:
+		j, err := codec.YAMLToJSON(b)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+			return nil, errNotObject
+		}
+		return decodeObject(j)
+	case cborFormat:
+		m, err := cbor.Unmarshal(b)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkNumbers(m); err != nil {
+			return nil, err
+		}
+		return Object(m), nil
+	case protobufFormat:
+		tm, raw, err := protobuf.DecodeEnvelope(b)
+		if err != nil {
+			return nil, err
+		}
+		m, err := protobuf.Unmarshal(md, raw)
+		if err != nil {
+			return nil, err
+		}
+		if tm.APIVersion != "" {
+			m["apiVersion"] = tm.APIVersion
+		}
+		if tm.Kind != "" {
+			m["kind"] = tm.Kind
+		}
+		return Object(m), nil
+	}
+	return decodeObject(b)
+}
+
+// checkRepresentable refuses an object the resource's protobuf message
+// cannot carry (a number where the message has a string), with kube's
+// wording: kube decodes every body into the Go type first and answers 400.
+func checkRepresentable(res *Resource, obj Object) error {
+	if res.Protobuf == nil {
+		return nil
+	}
+	if _, err := protobuf.Marshal(res.Protobuf, obj); err != nil {
+		return errBadRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
+	}
+	return nil
+}
+
+// readDeleteBody decodes an optional DeleteOptions body into body.
+func (r *Registry) readDeleteBody(req *http.Request, body *deleteBody) error {
+	f, err := bodyFormat(req, true)
+	if err != nil {
+		return err
+	}
+	b, err := r.readBody(req)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return err
+	}
+	if f != jsonFormat {
+		m, err := decodeBody(f, protobuf.DeleteOptions, b)
+		if err != nil {
+			return errBadRequest("the DeleteOptions body is not valid %s: %v", f, err)
+		}
+		if b, err = json.Marshal(m); err != nil {
+			return errBadRequest("the DeleteOptions body cannot be read: %v", err)
+		}
+	}
+	if err := json.Unmarshal(b, body); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return errBadRequest("the DeleteOptions body is invalid: %s must be %s", te.Field, te.Type)
+		}
+		return errBadRequest("the DeleteOptions body is not valid JSON: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,368 @@
+package registry
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/codec/cbor"
+	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// Serialize once: a stored state's encoding in each format and view, and
+// each watch event's frame, is computed once and kept in the state's
+// storage.Memo under a memoKey, so list pages, gets and a thousand watchers
+// of the same state share one encoding per media type. The JSON form of an
+// object is its stored bytes with the resourceVersion spliced in (a copy,
+// not an encoding), so only its watch frames are kept.
+//
+// Worked example: configmap "a" is written at revision 7 and watched by
+// 500 JSON and 500 protobuf clients. The first JSON watcher builds
+// memoKey{rev: 7, kind: eventMemo, format: jsonFormat, event: ADDED} (the
+// stored JSON with "resourceVersion":"7" spliced in, framed as an event);
+// the first protobuf watcher encodes the protobuf item
+// (memoKey{rev: 7, kind: itemMemo, format: protobufFormat}) and its
+// length-prefixed frame. The other 998 watchers write the cached frames,
+// and a later protobuf list reuses the item. A DELETED event shows the
+// last state at the delete's revision, so its keys carry that revision and
+// never collide with the state's own.
+//
+// What a Memo keeps lives as long as the state is current or in the
+// watch history: each format in use adds about one encoded size per
+// object.
+
+// memoKind separates the kinds of values a memoKey names.
+type memoKind uint8
+
+const (
+	itemMemo  memoKind = iota // one object in a format and view, no envelope
+	eventMemo                 // one whole watch event, framed
+)
+
+type memoKey struct {
+	rev         uint64
+	kind        memoKind
+	format      format
+	view        view
+	metaVersion string
+	event       watch.EventType
+}
+
+// decoded decodes o at revision rev (0: a dry run's object, which has no
+// resourceVersion).
+func decoded(o storage.Object, rev uint64) (Object, error) {
+	obj, err := decodeStored(o.Value, rev)
+	if err != nil {
+		return nil, errInternal(fmt.Errorf("object %s cannot be decoded: %w", o.Key, err))
+	}
+	if rev == 0 {
+		delete(obj.Meta(), "resourceVersion")
+	}
+	return obj, nil
+}
+
+// item returns o at rev encoded for t, without envelope (a list item).
+func (r *Registry) item(res *Resource, o storage.Object, rev uint64, t target) ([]byte, error) {
+	if t.format == jsonFormat && t.view == objectView {
+		if rev == 0 {
+			return o.Value, nil
+		}
+		return withRV(o.Value, rev), nil
+	}
+	v, err := o.Memo.Do(memoKey{rev: rev, kind: itemMemo, format: t.format, view: t.view, metaVersion: t.metaVersion}, func() (any, error) {
+		r.encodes[t.format].Add(1)
+		return r.encodeItem(res, o, rev, t)
+	})
+	b, _ := v.([]byte)
+	return b, err
+}
+
+func (r *Registry) encodeItem(res *Resource, o storage.Object, rev uint64, t target) ([]byte, error) {
+	if t.format == yamlFormat {
+		j, err := r.item(res, o, rev, target{format: jsonFormat, view: t.view, metaVersion: t.metaVersion})
+		if err != nil {
+			return nil, err
+		}
+		return codec.JSONToYAML(j)
+	}
+	obj, err := decoded(o, rev)
+	if err != nil {
+		return nil, err
+	}
+	v := map[string]any(obj)
+	md := res.Protobuf
+	if t.view == partialView {
+		v, md = partialOf(obj, t), protobuf.PartialObjectMetadata
+	}
+	var b []byte
+	switch t.format {
+	case jsonFormat:
+		b, err = json.Marshal(v)
+	case protobufFormat:
+		b, err = protobuf.Marshal(md, v)
+	case cborFormat:
+		b, err = cbor.AppendValue(nil, v)
+	}
+	if err != nil {
+		return nil, errInternal(fmt.Errorf("cannot encode %s as %s: %w", o.Key, t.format, err))
+	}
+	return b, nil
+}
+
+// partialOf is obj's PartialObjectMetadata. It shares obj's metadata.
+func partialOf(obj Object, t target) map[string]any {
+	return map[string]any{"kind": "PartialObjectMetadata", "apiVersion": t.metaAPIVersion(), "metadata": obj["metadata"]}
+}
+
+// typeMeta is what the protobuf envelope of an object in view t names.
+func (t target) typeMeta(res *Resource, list bool) protobuf.TypeMeta {
+	switch {
+	case t.view == partialView && list:
+		return protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "PartialObjectMetadataList"}
+	case t.view == partialView:
+		return protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "PartialObjectMetadata"}
+	case list:
+		return protobuf.TypeMeta{APIVersion: res.GroupVersion(), Kind: res.Kind + "List"}
+	}
+	return protobuf.TypeMeta{APIVersion: res.GroupVersion(), Kind: res.Kind}
+}
+
+// wrap turns an item into a whole response body.
+func wrap(t target, tm protobuf.TypeMeta, item []byte) []byte {
+	switch t.format {
+	case protobufFormat:
+		return protobuf.AppendEnvelope(make([]byte, 0, len(item)+len(tm.APIVersion)+len(tm.Kind)+16), tm, item)
+	case cborFormat:
+		return append(append(make([]byte, 0, len(cbor.SelfDescribed)+len(item)), cbor.SelfDescribed...), item...)
+	}
+	return item
+}
+
+// writeStored answers with one stored object (Revision 0: a dry run's).
+func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code int, res *Resource, t target, o storage.Object) {
+	if t.view == tableView {
+		r.writeTable(w, req, code, res, t, []storage.Object{o}, storage.ListResult{Revision: o.Revision}, false)
+		return
+	}
+	b, err := r.item(res, o, o.Revision, t)
+	if err != nil {
+		r.writeError(w, req, err)
+		return
+	}
+	writeBody(w, req, code, t.format, wrap(t, t.typeMeta(res, false), b))
+}
+
+// writeList answers with a list page, assembled from the items' cached
+// encodings: no item is encoded again for a second page, list or watcher.
+func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Resource, t target, l storage.ListResult) {
+	if t.view == tableView {
+		r.writeTable(w, req, http.StatusOK, res, t, l.Items, l, true)
+		return
+	}
+	items := make([][]byte, len(l.Items))
+	for i, it := range l.Items {
+		b, err := r.item(res, it, it.Revision, t)
+		if err != nil {
+			r.writeError(w, req, err)
+			return
+		}
+		items[i] = b
+	}
+	tm := t.typeMeta(res, true)
+	var body []byte
+	var err error
+	switch t.format {
+	case jsonFormat:
+		body = appendJSONList(nil, tm, l, items)
+	case yamlFormat:
+		items := items
+		for i, it := range l.Items { // YAML lists are made from the JSON list
+			if items[i], err = r.item(res, it, it.Revision, target{format: jsonFormat, view: t.view, metaVersion: t.metaVersion}); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			body, err = codec.JSONToYAML(appendJSONList(nil, tm, l, items))
+		}
+	case protobufFormat:
+		raw := protobuf.AppendList(nil, protobuf.ListMeta{ResourceVersion: rv.Format(l.Revision), Continue: l.Continue, RemainingItemCount: l.Remaining}, items)
+		body = protobuf.AppendEnvelope(make([]byte, 0, len(raw)+64), tm, raw)
+	case cborFormat:
+		body, err = cbor.AppendList(nil, tm.Kind, tm.APIVersion, listMetaMap(l), items)
+	}
+	if err != nil {
+		r.writeError(w, req, errInternal(err))
+		return
+	}
+	writeBody(w, req, http.StatusOK, t.format, body)
+}
+
+// listMetaMap is a list's metadata in the JSON form.
+func listMetaMap(l storage.ListResult) map[string]any {
+	m := map[string]any{"resourceVersion": rv.Format(l.Revision)}
+	if l.Continue != "" {
+		m["continue"] = l.Continue
+	}
+	if l.Remaining != nil {
+		m["remainingItemCount"] = *l.Remaining
+	}
+	return m
+}
+
+// appendJSONList assembles a list from JSON items.
+func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, items [][]byte) []byte {
+	n := 160 + len(l.Continue)
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	if dst == nil {
+		dst = make([]byte, 0, n)
+	}
+	dst = append(dst, `{"kind":`...)
+	dst = strconv.AppendQuote(dst, tm.Kind)
+	dst = append(dst, `,"apiVersion":`...)
+	dst = strconv.AppendQuote(dst, tm.APIVersion)
+	dst = append(dst, `,"metadata":{"resourceVersion":"`...)
+	dst = rv.Append(dst, l.Revision)
+	dst = append(dst, '"')
+	if l.Continue != "" {
+		dst = append(dst, `,"continue":`...)
+		dst = strconv.AppendQuote(dst, l.Continue)
+	}
+	if l.Remaining != nil {
+		dst = append(dst, `,"remainingItemCount":`...)
+		dst = strconv.AppendInt(dst, *l.Remaining, 10)
+	}
+	dst = append(dst, `},"items":[`...)
+	for i, it := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, it...)
+	}
+	return append(dst, "]}"...)
+}
+
+// encodeValue encodes a value that is not a stored object (a Status, a
+// Scale, a Table, a discovery document) in format f. tm names it in a
+// protobuf envelope; only values with a kapi protobuf message (Status) can
+// take that format.
+func encodeValue(f format, tm protobuf.TypeMeta, v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil || f == jsonFormat {
+		return j, err
+	}
+	if f == yamlFormat {
+		return codec.JSONToYAML(j)
+	}
+	m, err := decodeObject(j)
+	if err != nil {
+		return nil, err
+	}
+	switch f {
+	case cborFormat:
+		return cbor.Marshal(m)
+	case protobufFormat:
+		md := protobuf.Status
+		if tm.Kind != "Status" {
+			return nil, fmt.Errorf("%s has no protobuf form", tm.Kind)
+		}
+		raw, err := protobuf.Marshal(md, m)
+		if err != nil {
+			return nil, err
+		}
+		return protobuf.AppendEnvelope(nil, tm, raw), nil
+	}
+	return nil, fmt.Errorf("unknown format %d", f)
+}
+
+// writeValue answers with a value in the format the client prefers among
+// JSON, YAML and CBOR.
+func (r *Registry) writeValue(w http.ResponseWriter, req *http.Request, code int, v any) {
+	t, err := valueOffers.pick(req)
+	if err != nil {
+		r.writeError(w, req, err)
+		return
+	}
+	b, err := encodeValue(t.format, protobuf.TypeMeta{}, v)
+	if err != nil {
+		r.writeError(w, req, errInternal(err))
+		return
+	}
+	writeBody(w, req, code, t.format, b)
+}
+
+// writeError answers with err as a Status in the client's format.
+func (r *Registry) writeError(w http.ResponseWriter, req *http.Request, err error) {
+	writeStatus(w, req, toStatus(err, nil, ""))
+}
+
+// writeStatus writes a Status response, in the format the client accepts
+// (JSON when it accepts none).
+func writeStatus(w http.ResponseWriter, req *http.Request, err *StatusError) {
+	s := err.Status
+	if s.Details != nil && s.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(s.Details.RetryAfterSeconds))
+	}
+	f := statusFormat(req)
+	if s.Code == http.StatusNotAcceptable {
+		f = jsonFormat
+	}
+	b, e := encodeValue(f, protobuf.TypeMeta{APIVersion: "v1", Kind: "Status"}, s)
+	if e != nil {
+		f, b = jsonFormat, mustJSON(s)
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	code := s.Code
+	if code == 0 { // a success Status (a finished delete) has no code
+		code = http.StatusOK
+	}
+	writeBody(w, req, code, f, b)
+}
+
+// gzipWriters recycles compressors; kube compresses at BestSpeed too.
+var gzipWriters = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return w
+}}
+
+// gzipThreshold is the body size above which a response is compressed for
+// clients that accept gzip (kube-apiserver's 128 KiB).
+const gzipThreshold = 128 << 10
+
+// writeBody writes a whole response body: indented for pretty=true in
+// JSON, gzip-compressed when large and the client accepts it.
+func writeBody(w http.ResponseWriter, req *http.Request, code int, f format, b []byte) {
+	if f == jsonFormat && req != nil && pretty(req) {
+		var out bytes.Buffer
+		if json.Indent(&out, b, "", "  ") == nil {
+			out.WriteByte('\n')
+			b = out.Bytes()
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", formatTypes[f])
+	if len(b) > gzipThreshold && req != nil && acceptsGzip(req) {
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		w.WriteHeader(code)
+		gw := gzipWriters.Get().(*gzip.Writer)
+		gw.Reset(w)
+		gw.Write(b)
+		gw.Close()
+		gw.Reset(nil)
+		gzipWriters.Put(gw)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(code)
+	w.Write(b)
+}
