@@ -26,10 +26,10 @@ import (
 //
 // Worked example: configmap "a" is written at revision 7 and watched by
 // 500 JSON and 500 protobuf clients. The first JSON watcher builds
-// memoKey{rev: 7, kind: eventMemo, format: jsonFormat, event: ADDED} (the
+// memoKey(7, eventMemo, JSON, ADDED) (the
 // stored JSON with "resourceVersion":"7" spliced in, framed as an event);
 // the first protobuf watcher encodes the protobuf item
-// (memoKey{rev: 7, kind: itemMemo, format: protobufFormat}) and its
+// (memoKey(7, itemMemo, protobuf, "")) and its
 // length-prefixed frame. The other 998 watchers write the cached frames,
 // and a later protobuf list reuses the item. A DELETED event shows the
 // last state at the delete's revision, so its keys carry that revision and
@@ -47,13 +47,27 @@ const (
 	eventMemo                 // one whole watch event, framed
 )
 
-type memoKey struct {
-	rev         uint64
-	kind        memoKind
-	format      format
-	view        view
-	metaVersion string
-	event       watch.EventType
+// memoKey names a value derived from a state shown at revision rev:
+// What packs the kind, format, view, meta.k8s.io version and event type
+// into one word, so a lookup allocates nothing.
+func memoKey(rev uint64, kind memoKind, t target, event watch.EventType) storage.MemoKey {
+	mv := uint64(0)
+	switch t.metaVersion {
+	case "v1":
+		mv = 1
+	case "v1beta1":
+		mv = 2
+	}
+	ev := uint64(0)
+	switch event {
+	case watch.Added:
+		ev = 1
+	case watch.Modified:
+		ev = 2
+	case watch.Deleted:
+		ev = 3
+	}
+	return storage.MemoKey{Rev: rev, What: uint64(kind) | uint64(t.format)<<8 | uint64(t.view)<<16 | mv<<24 | ev<<32}
 }
 
 // decoded decodes o at revision rev (0: a dry run's object, which has no
@@ -77,7 +91,11 @@ func (r *Registry) item(res *Resource, o storage.Object, rev uint64, t target) (
 		}
 		return withRV(o.Value, rev), nil
 	}
-	v, err := o.Memo.Do(memoKey{rev: rev, kind: itemMemo, format: t.format, view: t.view, metaVersion: t.metaVersion}, func() (any, error) {
+	k := memoKey(rev, itemMemo, t, "")
+	if v, ok := o.Memo.Load(k); ok {
+		return v.([]byte), nil
+	}
+	v, err := o.Memo.Do(k, func() (any, error) {
 		r.encodes[t.format].Add(1)
 		return r.encodeItem(res, o, rev, t)
 	})

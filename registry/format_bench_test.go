@@ -67,8 +67,16 @@ func BenchmarkListFormats(b *testing.B) {
 	for i := range 10000 {
 		post(b, url, benchConfigMap(fmt.Sprintf("cm-%05d", i)))
 	}
-	client := &http.Client{}
-	for _, f := range benchAccepts {
+	// Go's transport asks for gzip unless told not to; the gzip case shows
+	// what that costs (client-go's default: kube compresses lists too).
+	plain := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	gzipped := &http.Client{Transport: &http.Transport{}}
+	cases := append(benchAccepts, struct{ name, accept string }{"json+gzip", mediaJSON})
+	for _, f := range cases {
+		client := plain
+		if strings.HasSuffix(f.name, "gzip") {
+			client = gzipped
+		}
 		b.Run(f.name, func(b *testing.B) {
 			var n int64
 			for b.Loop() {

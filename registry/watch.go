@@ -169,7 +169,12 @@ func (s *eventWriter) write(ev watch.Event) bool {
 		s.headers = false
 		return s.writeValue(ev.Type, tableTypeMeta(s.t), tb)
 	}
-	v, err := o.Memo.Do(memoKey{rev: ev.Revision, kind: eventMemo, format: s.t.format, view: s.t.view, metaVersion: s.t.metaVersion, event: ev.Type}, func() (any, error) {
+	k := memoKey(ev.Revision, eventMemo, s.t, ev.Type)
+	if v, ok := o.Memo.Load(k); ok {
+		_, err := s.w.Write(v.([]byte))
+		return err == nil
+	}
+	v, err := o.Memo.Do(k, func() (any, error) {
 		s.r.frames[s.t.format].Add(1)
 		item, err := s.r.item(s.res, o, ev.Revision, s.t)
 		if err != nil {

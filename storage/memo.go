@@ -1,6 +1,9 @@
 package storage
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Memo holds values derived from one stored state — its encodings in each
 // media type, a decoded form — so that each is computed once, however many
@@ -17,42 +20,77 @@ import "sync"
 //
 // Worked example: a configmap written at revision 7 is watched by 1000
 // clients asking for protobuf. Each watcher's writer calls
-// m.Do(key{7, protobuf}, encode); the first call encodes, the 999 others
-// (concurrent or later) wait for it and get the same bytes.
+// m.Do(MemoKey{Rev: 7, What: protobufEvent}, encode); the first call
+// encodes, the 999 others (concurrent or later) wait for it and get the
+// same bytes.
 type Memo struct {
 	mu      sync.Mutex
 	entries []*memoEntry // a handful: one per format and view in use
 }
 
+// MemoKey names one value in a Memo. Rev is the revision the value shows:
+// usually the state's own, but a watch event can show a state at a later
+// revision (a DELETED event carries the last state at the delete's
+// revision). What is the caller's name for the kind of value; callers that
+// share a Memo agree on its values. A MemoKey is a plain value, so looking
+// one up allocates nothing.
+type MemoKey struct {
+	Rev  uint64
+	What uint64
+}
+
 type memoEntry struct {
-	key  any
+	key  MemoKey
 	once sync.Once
+	done atomic.Bool // v and err are set
 	v    any
 	err  error
+}
+
+// Load returns the value remembered under key, if one was computed
+// without error. It is Do's fast path: a caller that builds f only on a
+// miss allocates nothing on a hit.
+func (m *Memo) Load(key MemoKey) (any, bool) {
+	if m == nil {
+		return nil, false
+	}
+	m.mu.Lock()
+	e := m.find(key)
+	m.mu.Unlock()
+	if e == nil || !e.done.Load() || e.err != nil {
+		return nil, false
+	}
+	return e.v, true
 }
 
 // Do returns the value remembered under key, computing it with f on first
 // use. Concurrent callers with the same key wait for one f; its result,
 // error included, is remembered. Callers with other keys do not wait for
-// it. Keys must be comparable; use a type of your own package to avoid
-// collisions, as with context keys.
-func (m *Memo) Do(key any, f func() (any, error)) (any, error) {
+// it.
+func (m *Memo) Do(key MemoKey, f func() (any, error)) (any, error) {
 	if m == nil {
 		return f()
 	}
 	m.mu.Lock()
-	var e *memoEntry
-	for _, x := range m.entries {
-		if x.key == key {
-			e = x
-			break
-		}
-	}
+	e := m.find(key)
 	if e == nil {
 		e = &memoEntry{key: key}
 		m.entries = append(m.entries, e)
 	}
 	m.mu.Unlock()
-	e.once.Do(func() { e.v, e.err = f() })
+	e.once.Do(func() {
+		e.v, e.err = f()
+		e.done.Store(true)
+	})
 	return e.v, e.err
+}
+
+// find returns key's entry; callers hold mu.
+func (m *Memo) find(key MemoKey) *memoEntry {
+	for _, e := range m.entries {
+		if e.key == key {
+			return e
+		}
+	}
+	return nil
 }
