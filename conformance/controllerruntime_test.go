@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -32,14 +31,6 @@ func newWidgetObject() *unstructured.Unstructured {
 	return u
 }
 
-// ctrlConfig returns a rest config for controller-runtime speaking JSON for
-// typed objects too (kapi does not serve protobuf yet, CODEC-3).
-func ctrlConfig(e *env) *rest.Config {
-	cfg := e.config()
-	cfg.ContentType = "application/json"
-	return cfg
-}
-
 // controller-runtime's client: typed and unstructured objects, status
 // writes, and its error semantics.
 func TestControllerRuntimeClient(t *testing.T) {
@@ -50,7 +41,7 @@ func TestControllerRuntimeClient(t *testing.T) {
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		t.Fatalf("AddToScheme: %v", err)
 	}
-	c, err := client.New(ctrlConfig(e), client.Options{Scheme: scheme})
+	c, err := client.New(e.config(), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatalf("client.New: %v", err)
 	}
@@ -128,7 +119,7 @@ func TestControllerRuntimeManager(t *testing.T) {
 	ctrllog.SetLogger(logr.Discard())
 	e := newEnv(t)
 	ns := e.namespace(t, "ctrl")
-	mgr, err := ctrl.NewManager(ctrlConfig(e), ctrl.Options{
+	mgr, err := ctrl.NewManager(e.config(), ctrl.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptrTo(true)},

@@ -56,9 +56,7 @@ func TestOpenAPIV3(t *testing.T) {
 func TestDefaultNamespaceIsKept(t *testing.T) {
 	e := newEnv(t)
 	ctx := testContext(t)
-	cfg := e.config()
-	cfg.ContentType = "application/json" // protobuf bodies are CODEC-3, not served yet
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(e.config())
 	if err != nil {
 		t.Fatal(err)
 	}

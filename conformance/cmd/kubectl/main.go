@@ -1,0 +1,17 @@
+// Command kubectl is kubectl built from k8s.io/kubectl at the version the
+// conformance module pins, for trying the example server by hand:
+//
+//	cd conformance && go run ./cmd/kubectl --kubeconfig /tmp/kapi.kubeconfig get wd
+package main
+
+import (
+	"os"
+
+	"k8s.io/kubectl/pkg/cmd"
+)
+
+func main() {
+	if err := cmd.NewDefaultKubectlCommand().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
