@@ -27,9 +27,10 @@ unit:
 conformance:
 	cd conformance && $(GO) test -race -count 1 ./...
 
-## bench: every benchmark, with allocations.
+## bench: every benchmark, with allocations (the conformance module holds the side-by-side codec benchmarks against apimachinery).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	cd conformance && $(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz:
@@ -39,3 +40,8 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+.PHONY: proto
+## proto: regenerate codec/protobuf's committed descriptor set from its .proto files (needs protoc; building and testing do not).
+proto:
+	cd codec/protobuf/proto && protoc --include_imports --descriptor_set_out=../descriptors.binpb $$(find k8s.io -name '*.proto' | LC_ALL=C sort)

@@ -1,6 +1,9 @@
 // Package codec turns HTTP content headers into decisions: it parses media
 // types and Accept headers and negotiates which of the server's offered
-// representations a client gets, the way kube-apiserver does.
+// representations a client gets, the way kube-apiserver does. It also
+// converts YAML bodies to JSON and back as kube does (bounded against
+// alias expansion and deep nesting). The binary formats live in its
+// subpackages: codec/protobuf and codec/cbor.
 //
 // An offer is a media type the server can produce, with the parameters that
 // select a representation: "application/json" for the object itself,

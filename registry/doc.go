@@ -9,8 +9,13 @@
 // validation, storage, encode. Errors become Status objects in one place
 // (status.go). The same path serves Go callers in-process through Client.
 //
-// Objects travel as JSON. Storage keeps the encoded object without its
-// resourceVersion; responses splice the revision into the stored bytes
-// (see withRV), so a list is assembled from stored bytes without
-// re-encoding any item.
+// Storage keeps each object's JSON without its resourceVersion; JSON
+// responses splice the revision into the stored bytes (see withRV). A
+// response takes the representation the client negotiates (negotiate.go):
+// JSON, YAML, protobuf for resources with a message (Resource.Protobuf),
+// or CBOR; the objects themselves, a meta.k8s.io Table, or their
+// PartialObjectMetadata. Every encoding of a stored state, and every watch
+// event's frame, is computed once and shared through the state's
+// storage.Memo (encode.go), so lists are assembled from cached item
+// encodings and a thousand watchers cost one encoding per format.
 package registry

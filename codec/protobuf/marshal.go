@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -29,12 +30,27 @@ const maxDepth = 10000
 // numbers as json.Number, int64, int or float64; []string and
 // map[string]string are taken too.
 func Marshal(md protoreflect.MessageDescriptor, obj map[string]any) ([]byte, error) {
-	b, err := table(md).built().appendObject(nil, obj, 0)
+	bp := bufPool.Get().(*[]byte)
+	b, err := table(md).built().appendObject((*bp)[:0], obj, 0)
 	if err != nil {
+		bufPool.Put(bp)
 		return nil, err
 	}
-	return b, nil
+	out := append([]byte(nil), b...)
+	if cap(b) <= maxPooled {
+		*bp = b
+		bufPool.Put(bp)
+	}
+	return out, nil
 }
+
+// bufPool holds Marshal's scratch buffers: the message is built in one and
+// copied out at its exact size, so growing the buffer costs nothing after
+// the first calls.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// maxPooled is the largest scratch buffer kept for reuse.
+const maxPooled = 1 << 20
 
 func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byte, *Error) {
 	if depth > maxDepth {
@@ -118,18 +134,19 @@ func (f *field) appendEntry(dst []byte, k string, v any, depth int) ([]byte, *Er
 	dst = protowire.AppendTag(dst, f.num, protowire.BytesType)
 	start := len(dst)
 	dst = append(dst, 0)
-	var key any = k
-	if f.key.kind != protoreflect.StringKind {
-		key = json.Number(k) // integer and bool keys are JSON strings
-		if f.key.kind == protoreflect.BoolKind {
-			b, err := strconv.ParseBool(k)
-			if err != nil {
-				return nil, invalidf("expected a boolean map key, got %q", k)
-			}
-			key = b
+	var err *Error
+	switch f.key.kind {
+	case protoreflect.StringKind:
+		dst = appendString(dst, 1, k)
+	case protoreflect.BoolKind:
+		b, perr := strconv.ParseBool(k)
+		if perr != nil {
+			return nil, invalidf("expected a boolean map key, got %q", k)
 		}
+		dst, err = f.key.appendValue(dst, b, true, depth)
+	default: // integer keys are JSON strings
+		dst, err = f.key.appendValue(dst, json.Number(k), true, depth)
 	}
-	dst, err := f.key.appendValue(dst, key, true, depth)
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func appendSpecial(dst []byte, s special, v any) ([]byte, *Error) {
 }
 
 // decodeSpecial reads the body b of a special message into its JSON value.
-func decodeSpecial(s special, b []byte) (any, *Error) {
+func decodeSpecial(d *decoder, s special, b []byte) (any, *Error) {
 	var ints [4]int64 // the varint fields 1..3, by number
 	var strs [4][]byte
 	for rest := b; len(rest) > 0; {
@@ -113,7 +113,7 @@ func decodeSpecial(s special, b []byte) (any, *Error) {
 			v, n = protowire.ConsumeVarint(rest)
 			ints[num] = int64(v)
 		case typ == protowire.BytesType:
-			strs[num], n = protowire.ConsumeBytes(rest)
+			strs[num], n = consumeBytes(rest)
 		default:
 			n = protowire.ConsumeFieldValue(num, typ, rest)
 		}
@@ -147,10 +147,10 @@ func decodeSpecial(s special, b []byte) (any, *Error) {
 		if len(strs[1]) == 0 {
 			return "0", nil
 		}
-		return string(strs[1]), nil
+		return d.str(strs[1]), nil
 	case intOrString:
 		if ints[1] == 1 {
-			return string(strs[3]), nil
+			return d.str(strs[3]), nil
 		}
 		return json.Number(strconv.FormatInt(int64(int32(ints[2])), 10)), nil
 	case rawExt, fieldsV1:

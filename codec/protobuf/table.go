@@ -23,13 +23,13 @@ const (
 )
 
 var specials = map[protoreflect.FullName]special{
-	metaV1 + "Time":                                    timeMsg,
-	metaV1 + "MicroTime":                               microTime,
-	metaV1 + "Duration":                                duration,
-	metaV1 + "FieldsV1":                                fieldsV1,
-	"k8s.io.apimachinery.pkg.runtime.RawExtension":     rawExt,
-	"k8s.io.apimachinery.pkg.api.resource.Quantity":    quantity,
-	"k8s.io.apimachinery.pkg.util.intstr.IntOrString":  intOrString,
+	metaV1 + "Time":      timeMsg,
+	metaV1 + "MicroTime": microTime,
+	metaV1 + "Duration":  duration,
+	metaV1 + "FieldsV1":  fieldsV1,
+	"k8s.io.apimachinery.pkg.runtime.RawExtension":    rawExt,
+	"k8s.io.apimachinery.pkg.api.resource.Quantity":   quantity,
+	"k8s.io.apimachinery.pkg.util.intstr.IntOrString": intOrString,
 }
 
 // message is the precomputed table of one message descriptor: built once,

@@ -21,15 +21,50 @@ import (
 // Malformed bytes, a known field with the wrong wire type, or a value with no
 // JSON form (NaN, a time past year 9999, RawExtension bytes that are not
 // JSON) are an [*Error] naming the field's path; it wraps [ErrInvalid].
+//
+// The strings of the result share one copy of b (b itself may be reused).
 func Unmarshal(md protoreflect.MessageDescriptor, b []byte) (map[string]any, error) {
 	obj := map[string]any{}
-	if err := table(md).built().decode(b, obj, 0); err != nil {
+	d := &decoder{src: string(b), base: cap(b)}
+	if err := table(md).built().decode(d, b, obj, 0); err != nil {
 		return nil, err
 	}
 	return obj, nil
 }
 
-func (m *message) decode(b []byte, obj map[string]any, depth int) *Error {
+// decoder holds the input of one Unmarshal as a string, so that every string
+// of the result is a substring of it rather than an allocation of its own.
+type decoder struct {
+	src  string
+	base int // cap of the input slice
+}
+
+// str returns v, a sub-slice of the input, as a substring of d.src. Every
+// slice the decoder reads is re-sliced from the input with two-index slice
+// expressions (consumeBytes too), so its capacity runs to the input's end
+// and base - cap(v) is its offset.
+func (d *decoder) str(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	off := d.base - cap(v)
+	return d.src[off : off+len(v)]
+}
+
+// consumeBytes is protowire.ConsumeBytes with the capacity of v guaranteed
+// to run to the end of b (see decoder.str).
+func consumeBytes(b []byte) ([]byte, int) {
+	m, n := protowire.ConsumeVarint(b)
+	if n < 0 {
+		return nil, n
+	}
+	if m > uint64(len(b)-n) {
+		return nil, -1 // truncated, as protowire reports it
+	}
+	return b[n : n+int(m)], n + int(m)
+}
+
+func (m *message) decode(d *decoder, b []byte, obj map[string]any, depth int) *Error {
 	if depth > maxDepth {
 		return invalidf("nested too deeply")
 	}
@@ -48,7 +83,7 @@ func (m *message) decode(b []byte, obj map[string]any, depth int) *Error {
 			continue
 		}
 		var err *Error
-		if b, err = f.decodeInto(obj, typ, b, depth); err != nil {
+		if b, err = f.decodeInto(d, obj, typ, b, depth); err != nil {
 			return err.under(f.name)
 		}
 	}
@@ -57,17 +92,17 @@ func (m *message) decode(b []byte, obj map[string]any, depth int) *Error {
 
 // decodeInto reads one occurrence of f from b into obj and returns the rest
 // of b.
-func (f *field) decodeInto(obj map[string]any, typ protowire.Type, b []byte, depth int) ([]byte, *Error) {
+func (f *field) decodeInto(d *decoder, obj map[string]any, typ protowire.Type, b []byte, depth int) ([]byte, *Error) {
 	switch {
 	case f.isMap:
 		if typ != protowire.BytesType {
 			return nil, f.wrongWire(typ)
 		}
-		entry, n := protowire.ConsumeBytes(b)
+		entry, n := consumeBytes(b)
 		if n < 0 {
 			return nil, wireError(n)
 		}
-		k, v, err := f.decodeEntry(entry, depth)
+		k, v, err := f.decodeEntry(d, entry, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -81,12 +116,12 @@ func (f *field) decodeInto(obj map[string]any, typ protowire.Type, b []byte, dep
 	case f.list:
 		l, _ := obj[f.name].([]any)
 		if typ == protowire.BytesType && f.wire != protowire.BytesType {
-			packed, n := protowire.ConsumeBytes(b)
+			packed, n := consumeBytes(b)
 			if n < 0 {
 				return nil, wireError(n)
 			}
 			for len(packed) > 0 {
-				v, _, m, err := f.decodeValue(f.wire, packed, depth)
+				v, _, m, err := f.decodeValue(d, f.wire, packed, depth)
 				if err != nil {
 					return nil, err.under("[" + strconv.Itoa(len(l)) + "]")
 				}
@@ -96,7 +131,7 @@ func (f *field) decodeInto(obj map[string]any, typ protowire.Type, b []byte, dep
 			obj[f.name] = l
 			return b[n:], nil
 		}
-		v, _, n, err := f.decodeValue(typ, b, depth)
+		v, _, n, err := f.decodeValue(d, typ, b, depth)
 		if err != nil {
 			return nil, err.under("[" + strconv.Itoa(len(l)) + "]")
 		}
@@ -106,7 +141,7 @@ func (f *field) decodeInto(obj map[string]any, typ protowire.Type, b []byte, dep
 		if typ != protowire.BytesType {
 			return nil, f.wrongWire(typ)
 		}
-		body, n := protowire.ConsumeBytes(b)
+		body, n := consumeBytes(b)
 		if n < 0 {
 			return nil, wireError(n)
 		}
@@ -115,9 +150,9 @@ func (f *field) decodeInto(obj map[string]any, typ protowire.Type, b []byte, dep
 			child = map[string]any{}
 			obj[f.name] = child
 		}
-		return b[n:], f.msg.built().decode(body, child, depth+1)
+		return b[n:], f.msg.built().decode(d, body, child, depth+1)
 	}
-	v, zero, n, err := f.decodeValue(typ, b, depth)
+	v, zero, n, err := f.decodeValue(d, typ, b, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +165,7 @@ func (f *field) decodeInto(obj map[string]any, typ protowire.Type, b []byte, dep
 }
 
 // decodeEntry reads a map entry; a missing key or value is its zero value.
-func (f *field) decodeEntry(b []byte, depth int) (string, any, *Error) {
+func (f *field) decodeEntry(d *decoder, b []byte, depth int) (string, any, *Error) {
 	var key, val any
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -141,9 +176,9 @@ func (f *field) decodeEntry(b []byte, depth int) (string, any, *Error) {
 		var err *Error
 		switch num {
 		case 1:
-			key, _, n, err = f.key.decodeValue(typ, b, depth)
+			key, _, n, err = f.key.decodeValue(d, typ, b, depth)
 		case 2:
-			val, _, n, err = f.val.decodeValue(typ, b, depth)
+			val, _, n, err = f.val.decodeValue(d, typ, b, depth)
 		default:
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
@@ -156,11 +191,11 @@ func (f *field) decodeEntry(b []byte, depth int) (string, any, *Error) {
 		b = b[n:]
 	}
 	if key == nil {
-		key, _, _, _ = f.key.decodeValue(f.key.wire, zeroWire(f.key.wire), depth)
+		key, _, _, _ = f.key.decodeValue(d, f.key.wire, zeroWire(f.key.wire), depth)
 	}
 	if val == nil {
 		var err *Error
-		if val, _, _, err = f.val.decodeValue(f.val.wire, zeroWire(f.val.wire), depth); err != nil {
+		if val, _, _, err = f.val.decodeValue(d, f.val.wire, zeroWire(f.val.wire), depth); err != nil {
 			return "", nil, err
 		}
 	}
@@ -193,28 +228,28 @@ func (f *field) wrongWire(typ protowire.Type) *Error {
 
 // decodeValue reads one value of f (of wire type typ) from b: its JSON value,
 // whether it is a zero scalar, and the bytes read.
-func (f *field) decodeValue(typ protowire.Type, b []byte, depth int) (any, bool, int, *Error) {
+func (f *field) decodeValue(d *decoder, typ protowire.Type, b []byte, depth int) (any, bool, int, *Error) {
 	if typ != f.wire {
 		return nil, false, 0, f.wrongWire(typ)
 	}
 	switch typ {
 	case protowire.BytesType:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return nil, false, 0, wireError(n)
 		}
 		switch f.kind {
 		case protoreflect.StringKind:
-			return string(v), len(v) == 0, n, nil
+			return d.str(v), len(v) == 0, n, nil
 		case protoreflect.BytesKind:
 			return base64.StdEncoding.EncodeToString(v), len(v) == 0, n, nil
 		}
 		if f.msg.special != plain {
-			x, err := decodeSpecial(f.msg.special, v)
+			x, err := decodeSpecial(d, f.msg.special, v)
 			return x, false, n, err
 		}
 		obj := map[string]any{}
-		return obj, false, n, f.msg.built().decode(v, obj, depth+1)
+		return obj, false, n, f.msg.built().decode(d, v, obj, depth+1)
 	case protowire.VarintType:
 		v, n := protowire.ConsumeVarint(b)
 		if n < 0 {
