@@ -189,6 +189,9 @@ func (f *field) appendList(dst []byte, v any, depth int) ([]byte, *Error) {
 		start := len(dst)
 		dst = append(dst, 0)
 		for i, e := range list {
+			if e == nil {
+				e = zeroOf(f.kind)
+			}
 			var err *Error
 			if dst, err = f.appendScalar(dst, e); err != nil {
 				return nil, err.under("[" + strconv.Itoa(i) + "]")

@@ -93,6 +93,32 @@ func testMessages(t testing.TB) (p3, p2 protoreflect.MessageDescriptor) {
 			add(&descriptorpb.FieldDescriptorProto{Name: ptr(s.name), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: ptr(s.typ), Label: opt.Enum()}, s.name == "optTime")
 			add(&descriptorpb.FieldDescriptorProto{Name: ptr("rep_" + s.name), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: ptr(s.typ), Label: rep.Enum()}, false)
 		}
+		for _, mp := range []struct {
+			name string
+			key  descriptorpb.FieldDescriptorProto_Type
+			val  descriptorpb.FieldDescriptorProto_Type
+			typ  string
+		}{
+			{"intMap", descriptorpb.FieldDescriptorProto_TYPE_INT64, descriptorpb.FieldDescriptorProto_TYPE_STRING, ""},
+			{"boolMap", descriptorpb.FieldDescriptorProto_TYPE_BOOL, descriptorpb.FieldDescriptorProto_TYPE_INT32, ""},
+			{"selMap", descriptorpb.FieldDescriptorProto_TYPE_STRING, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, ".k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector"},
+			{"timeMap", descriptorpb.FieldDescriptorProto_TYPE_STRING, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, ".k8s.io.apimachinery.pkg.apis.meta.v1.Time"},
+		} {
+			entry := &descriptorpb.DescriptorProto{
+				Name:    ptr(strings.ToUpper(mp.name[:1]) + mp.name[1:] + "Entry"),
+				Options: &descriptorpb.MessageOptions{MapEntry: ptr(true)},
+				Field: []*descriptorpb.FieldDescriptorProto{
+					{Name: ptr("key"), Number: ptr(int32(1)), Type: mp.key.Enum(), Label: opt.Enum()},
+					{Name: ptr("value"), Number: ptr(int32(2)), Type: mp.val.Enum(), Label: opt.Enum()},
+				},
+			}
+			if mp.typ != "" {
+				entry.Field[1].TypeName = ptr(mp.typ)
+			}
+			m.NestedType = append(m.NestedType, entry)
+			add(&descriptorpb.FieldDescriptorProto{Name: ptr(mp.name), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(),
+				TypeName: ptr(".kapi.test." + syntax + ".All." + entry.GetName()), Label: rep.Enum()}, false)
+		}
 		m.OneofDecl = oneofs
 		fd := &descriptorpb.FileDescriptorProto{
 			Name:        ptr("test/" + syntax + ".proto"),
@@ -152,7 +178,9 @@ func TestRoundTrip(t *testing.T) {
 		{"p3 microtime truncates to micros", p3, `{"micro":"2026-11-23T07:38:04.123456789+01:00"}`, `{"micro":"2026-11-23T06:38:04.123456Z"}`},
 		{"p3 repeated specials with nulls", p3, `{"rep_time":[null,"2026-11-23T07:38:04Z"],"rep_ext":[null,true]}`, ""},
 		{"p3 label selector", p3, `{"sel":{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"k","operator":"In","values":["x","y"]}]}}`, ""},
-		{"p3 go-typed input", p3, `{}`, `{}`},
+		{"p3 maps", p3, `{"intMap":{"-1":"a","7":""},"boolMap":{"true":1,"false":0},"selMap":{"a":{"matchLabels":{"x":"y"}},"b":{}},"timeMap":{"t":"2026-11-23T07:38:04Z","z":null}}`, ""},
+		{"p3 map null values", p3, `{"intMap":{"1":null},"selMap":{"a":null}}`, `{"intMap":{"1":""},"selMap":{"a":{}}}`},
+		{"p3 null list elements", p3, `{"rep_i32":[null,1],"rep_s":[null],"rep_b":[null],"rep_dbl":[null],"sel":{"matchExpressions":[null]}}`, `{"rep_i32":[0,1],"rep_s":[""],"rep_b":[false],"rep_dbl":[0],"sel":{"matchExpressions":[{}]}}`},
 
 		{"p2 zeros are absent", p2, `{"i32":0,"opt_i32":0,"s":"","b":false,"i64":5}`, `{"i64":5}`},
 		{"p2 optional time null is absent", p2, `{"time":null,"optTime":null}`, `{}`},
@@ -202,8 +230,8 @@ func TestMarshalGoTypes(t *testing.T) {
 	p3, _ := testMessages(t)
 	in := map[string]any{
 		"i32": 3, "i64": int64(-4), "u64": float64(5), "dbl": 2, "flt": float64(0.25),
-		"rep_s": []string{"a", "b"},
-		"sel":   map[string]any{"matchLabels": map[string]string{"k": "v"}},
+		"rep_s": []string{"a", "b"}, "rep_raw": []string{"AA=="}, "u32": int64(7), "s64": uint64(9), "f64": 3, "sf32": float64(-2),
+		"sel": map[string]any{"matchLabels": map[string]string{"k": "v"}},
 	}
 	b, err := Marshal(p3, in)
 	if err != nil {
@@ -213,9 +241,15 @@ func TestMarshalGoTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"dbl":2,"flt":0.25,"i32":3,"i64":-4,"rep_s":["a","b"],"sel":{"matchLabels":{"k":"v"}},"u64":5}`
+	want := `{"dbl":2,"f64":3,"flt":0.25,"i32":3,"i64":-4,"rep_raw":["AA=="],"rep_s":["a","b"],"s64":9,"sel":{"matchLabels":{"k":"v"}},"sf32":-2,"u32":7,"u64":5}`
 	if g := toJSON(t, got); g != want {
 		t.Errorf("got %s; want %s", g, want)
+	}
+	if _, err := Marshal(p3, map[string]any{"rep_i32": []string{"1"}}); err == nil || err.Error() != "rep_i32: expected int32, got string" {
+		t.Errorf("[]string for repeated int32: %v", err)
+	}
+	if _, err := Marshal(p3, map[string]any{"s": struct{}{}}); err == nil || err.Error() != "s: expected string, got unsupported Go type" {
+		t.Errorf("struct value: %v", err)
 	}
 }
 
@@ -330,6 +364,13 @@ func TestMarshalErrors(t *testing.T) {
 		{"bad duration", p3, `{"dur":"soon"}`, `dur: invalid duration "soon"`},
 		{"intOrString bool", p3, `{"port":true}`, "port: expected integer or string, got boolean"},
 		{"intOrString fraction", p3, `{"port":1.5}`, "port: expected int32, got 1.5"},
+		{"bad int map key", p3, `{"intMap":{"x":"a"}}`, "intMap.x: expected int64, got x"},
+		{"bad bool map key", p3, `{"boolMap":{"yes":1}}`, `boolMap.yes: expected a boolean map key, got "yes"`},
+		{"map message value", p3, `{"selMap":{"a":[]}}`, "selMap.a: expected object, got array"},
+		{"strings for ints", p3, `{"rep_i64":["1"]}`, "rep_i64[0]: expected int64, got string"},
+		{"string for float", p3, `{"dbl":"1"}`, "dbl: expected number, got string"},
+		{"bad float", p3, `{"flt":"x"}`, "flt: expected number, got string"},
+		{"array for uint", p3, `{"u64":[]}`, "u64: expected uint64, got array"},
 		{"array for a list of messages", ConfigMap, `{"metadata":{"ownerReferences":{}}}`, "metadata.ownerReferences: expected array, got object"},
 	}
 	for _, tt := range tests {
@@ -533,5 +574,31 @@ func TestDescriptors(t *testing.T) {
 	}
 	if !reflect.DeepEqual(ConfigMap.Fields().ByName("immutable").HasOptionalKeyword(), true) {
 		t.Error("ConfigMap.immutable is not optional")
+	}
+}
+
+func TestLargeNested(t *testing.T) {
+	// Items past 16 KiB take 3-byte length prefixes, written after the fact.
+	big := benchConfigMap(100 << 10)
+	list := map[string]any{"metadata": map[string]any{"resourceVersion": "1"}, "items": []any{big, map[string]any{"metadata": map[string]any{"name": "small"}}, big}}
+	b, err := Marshal(ConfigMapList, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := Marshal(ConfigMap, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, _ := Marshal(ConfigMap, map[string]any{"metadata": map[string]any{"name": "small"}})
+	rv := "1"
+	if want := AppendList(nil, ListMeta{ResourceVersion: rv}, [][]byte{item, small, item}); !bytes.Equal(b, want) {
+		t.Fatalf("Marshal of the list differs from AppendList of its items")
+	}
+	got, err := Unmarshal(ConfigMapList, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := toJSON(t, got), toJSON(t, list); g != w {
+		t.Errorf("round trip differs (%d vs %d bytes of JSON)", len(g), len(w))
 	}
 }

@@ -128,7 +128,9 @@ func (f *field) decodeInto(d *decoder, obj map[string]any, typ protowire.Type, b
 				l = append(l, v)
 				packed = packed[m:]
 			}
-			obj[f.name] = l
+			if l != nil { // an empty packed run adds nothing
+				obj[f.name] = l
+			}
 			return b[n:], nil
 		}
 		v, _, n, err := f.decodeValue(d, typ, b, depth)
