@@ -185,6 +185,15 @@ func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Reso
 		r.writeTable(w, req, http.StatusOK, res, t, l.Items, l, true)
 		return
 	}
+	tm := t.typeMeta(res, true)
+	if t.format == jsonFormat && t.view == objectView {
+		// The stored bytes, each with its resourceVersion spliced straight
+		// into the list: no per-item copy.
+		writeBody(w, req, http.StatusOK, jsonFormat, appendJSONList(nil, tm, l, len(l.Items), func(dst []byte, i int) []byte {
+			return appendRV(dst, l.Items[i].Value, l.Items[i].Revision)
+		}))
+		return
+	}
 	items := make([][]byte, len(l.Items))
 	for i, it := range l.Items {
 		b, err := r.item(res, it, it.Revision, t)
@@ -194,12 +203,11 @@ func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Reso
 		}
 		items[i] = b
 	}
-	tm := t.typeMeta(res, true)
 	var body []byte
 	var err error
 	switch t.format {
 	case jsonFormat:
-		body = appendJSONList(nil, tm, l, items)
+		body = appendJSONList(nil, tm, l, len(items), appendItem(items))
 	case yamlFormat:
 		items := items
 		for i, it := range l.Items { // YAML lists are made from the JSON list
@@ -208,7 +216,7 @@ func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Reso
 			}
 		}
 		if err == nil {
-			body, err = codec.JSONToYAML(appendJSONList(nil, tm, l, items))
+			body, err = codec.JSONToYAML(appendJSONList(nil, tm, l, len(items), appendItem(items)))
 		}
 	case protobufFormat:
 		raw := protobuf.AppendList(nil, protobuf.ListMeta{ResourceVersion: rv.Format(l.Revision), Continue: l.Continue, RemainingItemCount: l.Remaining}, items)
@@ -235,14 +243,19 @@ func listMetaMap(l storage.ListResult) map[string]any {
 	return m
 }
 
-// appendJSONList assembles a list from JSON items.
-func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, items [][]byte) []byte {
-	n := 160 + len(l.Continue)
-	for _, it := range items {
-		n += len(it) + 1
+// appendItem appends items[i].
+func appendItem(items [][]byte) func([]byte, int) []byte {
+	return func(dst []byte, i int) []byte { return append(dst, items[i]...) }
+}
+
+// appendJSONList assembles a list of n JSON items; item appends the i-th.
+func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, n int, item func(dst []byte, i int) []byte) []byte {
+	size := 160 + len(l.Continue)
+	for _, it := range l.Items {
+		size += len(it.Value) + 48
 	}
 	if dst == nil {
-		dst = make([]byte, 0, n)
+		dst = make([]byte, 0, size)
 	}
 	dst = append(dst, `{"kind":`...)
 	dst = strconv.AppendQuote(dst, tm.Kind)
@@ -260,11 +273,11 @@ func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, item
 		dst = strconv.AppendInt(dst, *l.Remaining, 10)
 	}
 	dst = append(dst, `},"items":[`...)
-	for i, it := range items {
+	for i := range n {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, it...)
+		dst = item(dst, i)
 	}
 	return append(dst, "]}"...)
 }
