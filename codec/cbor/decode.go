@@ -116,38 +116,37 @@ func toJSONForm(v any) error {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			switch x := x.(type) {
-			case int64:
-				v[k] = intNumber(x)
-			case float64:
-				v[k] = floatNumber(x)
-			case map[string]any, []any:
-				if err := toJSONForm(x); err != nil {
-					return err
-				}
-			case string, bool, nil:
-			default:
-				return unexpected(x)
+			y, err := jsonValue(x)
+			if err != nil {
+				return err
 			}
+			v[k] = y
 		}
 	case []any:
 		for i, x := range v {
-			switch x := x.(type) {
-			case int64:
-				v[i] = intNumber(x)
-			case float64:
-				v[i] = floatNumber(x)
-			case map[string]any, []any:
-				if err := toJSONForm(x); err != nil {
-					return err
-				}
-			case string, bool, nil:
-			default:
-				return unexpected(x)
+			y, err := jsonValue(x)
+			if err != nil {
+				return err
 			}
+			v[i] = y
 		}
 	}
 	return nil
+}
+
+// jsonValue is x in the JSON form, converting nested values in place.
+func jsonValue(x any) (any, error) {
+	switch x := x.(type) {
+	case int64:
+		return intNumber(x), nil
+	case float64:
+		return floatNumber(x), nil
+	case map[string]any, []any:
+		return x, toJSONForm(x)
+	case string, bool, nil:
+		return x, nil
+	}
+	return nil, unexpected(x)
 }
 
 // unexpected guards against a decoder result kube's options should never
