@@ -185,50 +185,52 @@ func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Reso
 		r.writeTable(w, req, http.StatusOK, res, t, l.Items, l, true)
 		return
 	}
+	body, err := r.listBody(res, t, l)
+	if err != nil {
+		r.writeError(w, req, err)
+		return
+	}
+	writeBody(w, req, http.StatusOK, t.format, body)
+}
+
+func (r *Registry) listBody(res *Resource, t target, l storage.ListResult) ([]byte, error) {
 	tm := t.typeMeta(res, true)
+	if t.format == yamlFormat { // a YAML list is the JSON list, converted
+		jt := t
+		jt.format = jsonFormat
+		j, err := r.listBody(res, jt, l)
+		if err != nil {
+			return nil, err
+		}
+		return codec.JSONToYAML(j)
+	}
 	if t.format == jsonFormat && t.view == objectView {
 		// The stored bytes, each with its resourceVersion spliced straight
 		// into the list: no per-item copy.
-		writeBody(w, req, http.StatusOK, jsonFormat, appendJSONList(nil, tm, l, len(l.Items), func(dst []byte, i int) []byte {
+		return appendJSONList(nil, tm, l, len(l.Items), func(dst []byte, i int) []byte {
 			return appendRV(dst, l.Items[i].Value, l.Items[i].Revision)
-		}))
-		return
+		}), nil
 	}
 	items := make([][]byte, len(l.Items))
 	for i, it := range l.Items {
 		b, err := r.item(res, it, it.Revision, t)
 		if err != nil {
-			r.writeError(w, req, err)
-			return
+			return nil, err
 		}
 		items[i] = b
 	}
-	var body []byte
-	var err error
 	switch t.format {
-	case jsonFormat:
-		body = appendJSONList(nil, tm, l, len(items), appendItem(items))
-	case yamlFormat:
-		items := items
-		for i, it := range l.Items { // YAML lists are made from the JSON list
-			if items[i], err = r.item(res, it, it.Revision, target{format: jsonFormat, view: t.view, metaVersion: t.metaVersion}); err != nil {
-				break
-			}
-		}
-		if err == nil {
-			body, err = codec.JSONToYAML(appendJSONList(nil, tm, l, len(items), appendItem(items)))
-		}
 	case protobufFormat:
 		raw := protobuf.AppendList(nil, protobuf.ListMeta{ResourceVersion: rv.Format(l.Revision), Continue: l.Continue, RemainingItemCount: l.Remaining}, items)
-		body = protobuf.AppendEnvelope(make([]byte, 0, len(raw)+64), tm, raw)
+		return protobuf.AppendEnvelope(make([]byte, 0, len(raw)+64), tm, raw), nil
 	case cborFormat:
-		body, err = cbor.AppendList(nil, tm.Kind, tm.APIVersion, listMetaMap(l), items)
+		b, err := cbor.AppendList(nil, tm.Kind, tm.APIVersion, listMetaMap(l), items)
+		if err != nil {
+			return nil, errInternal(err)
+		}
+		return b, nil
 	}
-	if err != nil {
-		r.writeError(w, req, errInternal(err))
-		return
-	}
-	writeBody(w, req, http.StatusOK, t.format, body)
+	return appendJSONList(nil, tm, l, len(items), func(dst []byte, i int) []byte { return append(dst, items[i]...) }), nil
 }
 
 // listMetaMap is a list's metadata in the JSON form.
@@ -241,11 +243,6 @@ func listMetaMap(l storage.ListResult) map[string]any {
 		m["remainingItemCount"] = *l.Remaining
 	}
 	return m
-}
-
-// appendItem appends items[i].
-func appendItem(items [][]byte) func([]byte, int) []byte {
-	return func(dst []byte, i int) []byte { return append(dst, items[i]...) }
 }
 
 // appendJSONList assembles a list of n JSON items; item appends the i-th.
