@@ -36,7 +36,8 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 	return o, nil
 }
 
-// serveWatch streams events as newline-separated JSON documents, one
+// serveWatch streams events in the negotiated format (newline-separated
+// JSON documents, length-prefixed protobuf frames, or a CBOR sequence), one
 // flushed chunk per event, until timeoutSeconds (or a randomised default),
 // the client going away, or the store ending the watch.
 func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
