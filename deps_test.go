@@ -23,15 +23,16 @@ var allowed = map[string][]string{
 	"codec":               {},
 	"codec/protobuf":      {},
 	"codec/cbor":          {},
-	"patch":               {"codec"},
+	"schema":              {},
+	"patch":               {"codec", "schema"},
 	"internal/validation": {},
-	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "patch", "internal/validation"},
+	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation"},
 }
 
 // The third-party modules the core module may use (the design card).
 var allowedModules = []string{
 	"github.com/google/btree", "github.com/evanphx/json-patch/v5", "google.golang.org/protobuf",
-	"github.com/fxamacker/cbor/v2", "sigs.k8s.io/structured-merge-diff/v4", "sigs.k8s.io/yaml",
+	"github.com/fxamacker/cbor/v2", "sigs.k8s.io/structured-merge-diff/v4", "sigs.k8s.io/structured-merge-diff/v6", "sigs.k8s.io/yaml",
 }
 
 func TestDependencyDirection(t *testing.T) {
