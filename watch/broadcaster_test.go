@@ -240,8 +240,11 @@ func TestSlowWatcherDoesNotBlockPublish(t *testing.T) {
 	if !errors.Is(w.Err(), ErrTooSlow) {
 		t.Fatalf("slow watcher ended with %v; want %v", w.Err(), ErrTooSlow)
 	}
-	if len(evs) == 0 || len(evs) >= n {
-		t.Fatalf("slow watcher got %d events before ending; want some but not all %d", len(evs), n)
+	// How many events it got before falling behind depends on scheduling
+	// (none, under load); what it got must be a gapless prefix, short of
+	// everything.
+	if len(evs) >= n {
+		t.Fatalf("slow watcher got %d events before ending; want fewer than all %d", len(evs), n)
 	}
 	if !slices.Equal(revisions(evs), seq(1, uint64(len(evs)))) {
 		t.Fatalf("slow watcher got %v; want a gapless prefix", revisions(evs))
