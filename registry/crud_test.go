@@ -204,13 +204,18 @@ func TestPatch(t *testing.T) {
 		{"malformed json patch", `{"op":"add"}`, jsonp, 400},
 		{"malformed merge patch", `{"spec":`, merge, 400},
 		{"stale resourceVersion", `{"metadata":{"resourceVersion":"1"}}`, merge, 409},
-		{"strategic merge not yet", `{}`, []string{"Content-Type", "application/strategic-merge-patch+json"}, 415},
-		{"apply not yet", `{}`, []string{"Content-Type", "application/apply-patch+yaml"}, 415},
+		{"strategic merge without a schema", `{}`, []string{"Content-Type", "application/strategic-merge-patch+json"}, 415},
+		{"apply without fieldManager", `{}`, []string{"Content-Type", "application/apply-patch+yaml"}, 422},
+		{"force on a merge patch", `{}`, merge, 422},
 		{"rename", `{"metadata":{"name":"b"}}`, merge, 400},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := s.do("PATCH", widgetsPath+"/a", tc.body, tc.header...)
+			path := widgetsPath + "/a"
+			if tc.name == "force on a merge patch" {
+				path += "?force=true"
+			}
+			r := s.do("PATCH", path, tc.body, tc.header...)
 			if r.code != tc.code {
 				t.Fatalf("got %d; want %d: %s", r.code, tc.code, r.body)
 			}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -15,20 +17,50 @@ const (
 	patchMerge = "application/merge-patch+json"
 	patchSMP   = "application/strategic-merge-patch+json"
 	patchApply = "application/apply-patch+yaml"
+	// patchApplyCBOR is apply with a CBOR body (kube 1.32+).
+	patchApplyCBOR = "application/apply-patch+cbor"
 )
 
-// writeOpts reads dryRun, which must be absent or "All" (422 otherwise, as
-// kube answers).
-func writeOpts(q url.Values, kind string) (writeOptions, error) {
+// writeOpts reads dryRun, which must be absent or "All", and the field
+// manager (422 otherwise, as kube answers).
+func writeOpts(req *http.Request, q url.Values, kind string) (writeOptions, error) {
 	vals := q["dryRun"]
 	for _, v := range vals {
 		if v != "All" {
-			return writeOptions{}, newStatus(422, "Invalid",
-				kind+`.meta.k8s.io "" is invalid: dryRun: Unsupported value: `+strconv.Quote(v)+`: supported values: "All"`,
-				&StatusDetails{Group: "meta.k8s.io", Kind: kind, Causes: []StatusCause{{Type: "FieldValueNotSupported", Message: `Unsupported value: ` + strconv.Quote(v) + `: supported values: "All"`, Field: "dryRun"}}})
+			return writeOptions{}, optionsInvalid(kind, "dryRun", "FieldValueNotSupported", `Unsupported value: `+strconv.Quote(v)+`: supported values: "All"`)
 		}
 	}
-	return writeOptions{dryRun: len(vals) > 0}, nil
+	manager := q.Get("fieldManager")
+	if len(manager) > 128 {
+		return writeOptions{}, optionsInvalid(kind, "fieldManager", "FieldValueTooLong", "Too long: may not be more than 128 bytes")
+	}
+	if manager == "" {
+		manager = managerFromUserAgent(req.UserAgent())
+	}
+	return writeOptions{dryRun: len(vals) > 0, manager: manager}, nil
+}
+
+// optionsInvalid is kube's 422 for a bad request option.
+func optionsInvalid(kind, field, cause, msg string) *StatusError {
+	return newStatus(422, "Invalid", kind+`.meta.k8s.io "" is invalid: `+field+`: `+msg,
+		&StatusDetails{Group: "meta.k8s.io", Kind: kind, Causes: []StatusCause{{Type: cause, Message: msg, Field: field}}})
+}
+
+// managerFromUserAgent is kube's default field manager: the user agent up
+// to its first '/', printable characters only, at most 128 bytes
+// ("kubectl/v1.37.2 (linux/amd64)" manages as "kubectl").
+func managerFromUserAgent(ua string) string {
+	ua, _, _ = strings.Cut(ua, "/")
+	ua = strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) {
+			return r
+		}
+		return -1
+	}, ua)
+	if len(ua) > 128 {
+		ua = ua[:128]
+	}
+	return ua
 }
 
 // writeJSON answers with a value that only has a JSON form (discovery,
@@ -166,7 +198,7 @@ func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	o, err := writeOpts(rq.URL.Query(), "CreateOptions")
+	o, err := writeOpts(rq.Request, rq.URL.Query(), "CreateOptions")
 	if err != nil {
 		return err
 	}
@@ -187,7 +219,7 @@ func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	o, err := writeOpts(rq.URL.Query(), "UpdateOptions")
+	o, err := writeOpts(rq.Request, rq.URL.Query(), "UpdateOptions")
 	if err != nil {
 		return err
 	}
@@ -203,22 +235,89 @@ func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
 	return nil
 }
 
+// forceOption reads force, which only an apply patch may set.
+func forceOption(q url.Values, apply bool) (bool, error) {
+	v, ok := q["force"]
+	if !ok {
+		return false, nil
+	}
+	if !apply {
+		return false, optionsInvalid("PatchOptions", "force", "FieldValueForbidden", "Forbidden: may not be specified for non-apply patch")
+	}
+	force, err := strconv.ParseBool(v[0])
+	if err != nil {
+		return false, errBadRequest("invalid force %q: must be true or false", v[0])
+	}
+	return force, nil
+}
+
+// serveApply answers a server-side apply: 201 when it created the object.
+func (r *Registry) serveApply(w http.ResponseWriter, rq *request, t target, body []byte, o writeOptions, force bool) error {
+	if rq.URL.Query().Get("fieldManager") == "" {
+		return optionsInvalid("PatchOptions", "fieldManager", "FieldValueRequired", "Required value: is required for apply patch")
+	}
+	f := yamlFormat
+	if mediaType(rq.Request) == patchApplyCBOR {
+		f = cborFormat
+	}
+	config, err := decodeBody(f, nil, body)
+	if err != nil {
+		return errBadRequest("the apply configuration is not a valid object: %v", err)
+	}
+	out, created, err := r.apply(rq.Context(), rq.res, rq.namespace, rq.name, rq.subresource, config, o, force)
+	if err != nil {
+		return err
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	r.writeStored(w, rq.Request, code, rq.res, t, out)
+	return nil
+}
+
+// checkPatchType refuses patch types the resource does not take (415):
+// strategic merge needs a schema to know the merge keys, as in kube, where
+// custom resources answer 415 to it.
+func checkPatchType(res *Resource, pt string) error {
+	switch {
+	case pt == patchJSON || pt == patchMerge || pt == patchApply || pt == patchApplyCBOR:
+		return nil
+	case pt == patchSMP && res.Schema != nil:
+		return nil
+	}
+	supported := []string{patchJSON, patchMerge, patchApply, patchApplyCBOR}
+	if res.Schema != nil {
+		supported = append(supported, patchSMP)
+	}
+	return errUnsupportedMediaType(pt, supported)
+}
+
 func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
 	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
 	if err != nil {
 		return err
 	}
-	o, err := writeOpts(rq.URL.Query(), "PatchOptions")
+	q := rq.URL.Query()
+	o, err := writeOpts(rq.Request, q, "PatchOptions")
 	if err != nil {
 		return err
 	}
 	pt := mediaType(rq.Request)
-	if pt != patchJSON && pt != patchMerge {
-		return errUnsupportedMediaType(pt, []string{patchJSON, patchMerge})
+	if err := checkPatchType(rq.res, pt); err != nil {
+		return err
+	}
+	apply := pt == patchApply || pt == patchApplyCBOR
+	force, err := forceOption(q, apply)
+	if err != nil {
+		return err
 	}
 	body, err := r.readBody(rq.Request)
 	if err != nil {
 		return err
+	}
+	if apply {
+		return r.serveApply(w, rq, t, body, o, force)
 	}
 	out, err := r.patchObject(rq.Context(), rq.res, rq.namespace, rq.name, rq.subresource, pt, body, o)
 	if err != nil {
@@ -249,7 +348,7 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 	for _, v := range body.DryRun {
 		q.Add("dryRun", v)
 	}
-	wo, err := writeOpts(q, "DeleteOptions")
+	wo, err := writeOpts(rq.Request, q, "DeleteOptions")
 	if err != nil {
 		return o, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
 
@@ -18,6 +19,7 @@ func namespaceResource() *Resource {
 		ShortNames: []string{"ns"}, Status: true,
 		SelectableFields: []string{"status.phase"},
 		Protobuf:         protobuf.Namespace,
+		Schema:           schema.Namespace(),
 		Columns: []Column{
 			{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"},
 			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: createdDescription},

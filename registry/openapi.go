@@ -123,8 +123,8 @@ func (r *Registry) openAPIDoc(gv *groupVer) map[string]any {
 // kindSchema is the resource's schema with apiVersion, kind and metadata.
 func kindSchema(res *Resource, gvk map[string]any) map[string]any {
 	s := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
-	if res.Schema != nil && res.Schema.OpenAPIV3 != nil {
-		s = deepCopy(res.Schema.OpenAPIV3).(map[string]any)
+	if res.Schema != nil {
+		s = res.Schema.JSON()
 	}
 	props, _ := s["properties"].(map[string]any)
 	if props == nil {

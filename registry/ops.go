@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/patch"
@@ -17,6 +18,12 @@ import (
 // writeOptions are the options every write takes.
 type writeOptions struct {
 	dryRun bool
+	// manager is the field manager the write's managedFields entry names
+	// (the fieldManager parameter, or the client's user agent).
+	manager string
+	// applied marks a create made by server-side apply, whose Apply entry
+	// is already in the object: no Update entry is added.
+	applied bool
 }
 
 // toStorage is the storage form of obj.
@@ -77,6 +84,13 @@ func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Obj
 		if err := r.prepareCreate(ctx, res, obj); err != nil {
 			return storage.Object{}, err
 		}
+		if !o.applied {
+			tracked, err := r.track(res, nil, obj, o.manager, "")
+			if err != nil {
+				return storage.Object{}, err
+			}
+			obj = tracked
+		}
 		so, err := toStorage(res, obj)
 		if err != nil {
 			return so, err
@@ -133,14 +147,18 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 		if want != 0 && want != cur.Revision {
 			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
 		}
-		return r.prepareUpdate(ctx, res, obj.deepCopy(), old, sub)
+		next, err := r.prepareUpdate(ctx, res, obj.deepCopy(), old, sub)
+		if err != nil {
+			return nil, err
+		}
+		return r.track(res, old, next, o.manager, sub)
 	})
 }
 
 // patchObject applies a JSON or merge patch to the object or its status.
 func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub, patchType string, body []byte, o writeOptions) (storage.Object, error) {
 	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
-		patched, err := r.applyPatch(patchType, withRV(cur.Value, cur.Revision), body)
+		patched, err := applyPatch(res, patchType, withRV(cur.Value, cur.Revision), body)
 		if err != nil {
 			return nil, err
 		}
@@ -160,18 +178,89 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 		if got := obj.Name(); got != name {
 			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
 		}
-		return r.prepareUpdate(ctx, res, obj, old, sub)
+		next, err := r.prepareUpdate(ctx, res, obj, old, sub)
+		if err != nil {
+			return nil, err
+		}
+		return r.track(res, old, next, o.manager, sub)
 	})
 }
 
-// applyPatch applies a JSON or merge patch, mapping failures as kube's
-// patch handler does.
-func (r *Registry) applyPatch(patchType string, original, body []byte) ([]byte, error) {
-	apply := patch.MergePatch
-	if patchType == patchJSON {
-		apply = patch.JSONPatch
+// track records a create (old nil) or update of obj by manager in its
+// managedFields, as kube's field manager does for every write.
+func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (Object, error) {
+	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now()})
+	if err != nil {
+		return nil, patchStatus(err)
 	}
-	out, err := apply(original, body, patch.Options{})
+	return Object(out), nil
+}
+
+// apply is server-side apply (PATCH-4): config, an apply configuration,
+// is merged into the object by the resource's field manager, which
+// creates the object when it does not exist yet.
+func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub string, config Object, o writeOptions, force bool) (out storage.Object, created bool, err error) {
+	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: sub, Now: r.opts.Now()}
+	out, err = r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
+		merged, err := res.manager.Apply(old, config, opts)
+		if err != nil {
+			return nil, applyStatus(res, name, err)
+		}
+		obj := Object(merged)
+		if err := checkNamespace(res, obj, ns); err != nil {
+			return nil, err
+		}
+		if got := obj.Name(); got != name {
+			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
+		}
+		return r.prepareUpdate(ctx, res, obj, old, sub)
+	})
+	if ReasonOf(err) != "NotFound" || sub != "" {
+		return out, false, err
+	}
+	merged, err := res.manager.Apply(nil, config, opts)
+	if err != nil {
+		return out, false, applyStatus(res, name, err)
+	}
+	obj := Object(merged)
+	if obj.Name() != name {
+		return out, false, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", obj.Name(), name)
+	}
+	if res.Namespaced && obj.Namespace() == "" {
+		obj.Meta()["namespace"] = ns
+	}
+	o.applied = true
+	out, err = r.create(ctx, res, ns, obj, o)
+	return out, err == nil, err
+}
+
+// applyStatus maps a field manager error: conflicts are 409 with one cause
+// per field, as kube answers.
+func applyStatus(res *Resource, name string, err error) error {
+	var ce *patch.ConflictError
+	if !errors.As(err, &ce) {
+		return patchStatus(err)
+	}
+	causes := make([]StatusCause, len(ce.Conflicts))
+	for i, c := range ce.Conflicts {
+		causes[i] = StatusCause{Type: patch.CauseTypeFieldManagerConflict, Message: c.Message(), Field: c.Field}
+	}
+	return newStatus(http.StatusConflict, "Conflict", ce.Error(), &StatusDetails{Name: name, Group: res.Group, Kind: res.Plural, Causes: causes})
+}
+
+// applyPatch applies a JSON, merge or strategic merge patch, mapping
+// failures as kube's patch handler does.
+func applyPatch(res *Resource, patchType string, original, body []byte) ([]byte, error) {
+	var out []byte
+	var err error
+	switch patchType {
+	case patchJSON:
+		out, err = patch.JSONPatch(original, body, patch.Options{})
+	case patchSMP:
+		out, err = patch.StrategicMerge(original, body, res.Schema, patch.Options{})
+	default:
+		out, err = patch.MergePatch(original, body, patch.Options{})
+	}
 	if err != nil {
 		return nil, patchStatus(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/storage"
 )
 
@@ -112,6 +113,11 @@ func (r *Registry) Register(res *Resource) error {
 	if err := res.validate(); err != nil {
 		return err
 	}
+	fm, err := patch.NewFieldManager(res.Schema, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
+	if err != nil {
+		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
+	}
+	res.manager = fm
 	id := res.Group + "/" + res.Version + "/" + res.Plural
 	r.mu.Lock()
 	defer r.mu.Unlock()

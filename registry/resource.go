@@ -8,6 +8,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/schema"
 )
 
 // Resource defines one served resource type. Group, Version, Kind and
@@ -33,9 +35,12 @@ type Resource struct {
 	// SelectableFields are extra field-selector paths, e.g. "spec.color".
 	// metadata.name and metadata.namespace are always selectable.
 	SelectableFields []string
-	// Schema describes the resource's fields (OpenAPI v3 subset). It is
-	// published and enforced by later versions; nil means "any object".
-	Schema *Schema
+	// Schema describes the whole object (apiVersion, kind, metadata, spec,
+	// status): it is published in OpenAPI, and strategic merge patch and
+	// server-side apply merge by its list and map types. Nil means "any
+	// object": strategic merge patch is then refused (415, as kube does for
+	// custom resources) and apply treats every list as atomic.
+	Schema *schema.Schema
 	// Strategy holds the resource's hooks.
 	Strategy Strategy
 
@@ -50,6 +55,18 @@ type Resource struct {
 	// Columns are the Table columns kubectl get shows after NAME; none
 	// means NAME and CREATED AT.
 	Columns []Column
+
+	manager *patch.FieldManager // managedFields and server-side apply, set by Register
+}
+
+// resetFields are the fields each endpoint's writes reset rather than set
+// (kube's GetResetFields): with a status subresource the main resource
+// does not own status, and /status owns nothing else.
+func (r *Resource) resetFields() map[string][]string {
+	if !r.Status {
+		return nil
+	}
+	return map[string][]string{"": {"status"}, "status": {"metadata", "spec"}}
 }
 
 // Scale maps the autoscaling/v1 Scale subresource onto an object.
@@ -57,11 +74,6 @@ type Scale struct {
 	SpecReplicasPath   string // e.g. ".spec.replicas"
 	StatusReplicasPath string // e.g. ".status.replicas"
 	LabelSelectorPath  string // optional, e.g. ".status.selector"
-}
-
-// Schema is a structural schema (OpenAPI v3 subset), kept as its JSON form.
-type Schema struct {
-	OpenAPIV3 map[string]any
 }
 
 // FieldError is one validation failure, reported as a cause of a 422.

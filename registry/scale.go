@@ -86,7 +86,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 	default:
 		return errMethodNotAllowed(rq.Method)
 	}
-	wo, err := writeOpts(rq.URL.Query(), "UpdateOptions")
+	wo, err := writeOpts(rq.Request, rq.URL.Query(), "UpdateOptions")
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 		in := body
 		if method == http.MethodPatch {
 			curScale, _ := json.Marshal(scaleOf(res, old))
-			patched, err := r.applyPatch(pt, curScale, body)
+			patched, err := applyPatch(&Resource{}, pt, curScale, body)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,9 @@ package schema
 type Schema struct {
 	Type        string // object, array, string, integer, number, boolean; "" for any
 	Format      string // int32, int64, date-time, byte, ...
+	Title       string
 	Description string
+	Example     any // JSON form, published only
 	Nullable    bool
 	Default     any // JSON form, as in the manifest
 
@@ -46,6 +48,13 @@ type Schema struct {
 	ExclusiveMaximum bool
 	MultipleOf       *float64
 	UniqueItems      bool
+
+	// AllOf, AnyOf, OneOf and Not are value validations (kubebuilder
+	// writes anyOf [{type: integer}, {type: string}] beside
+	// x-kubernetes-int-or-string); structural schemas allow no types or
+	// properties in them that the node itself does not have.
+	AllOf, AnyOf, OneOf []*Schema
+	Not                 *Schema
 
 	Ext
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/schema"
 )
 
 func main() {
@@ -32,10 +33,18 @@ func main() {
 func run() error {
 	listen := flag.String("listen", "127.0.0.1:8080", "address to serve on (HOST:PORT)")
 	kubeconfig := flag.String("kubeconfig", "", "if set, write a kubeconfig for this server to this path")
+	crdDir := flag.String("crds", "", "if set, also serve the CustomResourceDefinitions in the manifests of this directory")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	reg, err := server.New(server.Options{Registry: registry.Options{Logger: log}})
+	var crds []schema.CRD
+	if *crdDir != "" {
+		var err error
+		if crds, err = schema.LoadCRDs(*crdDir); err != nil {
+			return err
+		}
+	}
+	reg, err := server.New(server.Options{Registry: registry.Options{Logger: log}, CRDs: crds})
 	if err != nil {
 		return err
 	}

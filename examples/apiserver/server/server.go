@@ -4,8 +4,12 @@
 package server
 
 import (
+	"embed"
+	"fmt"
+
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
@@ -16,6 +20,8 @@ type Options struct {
 	Storage storage.Interface
 	// Registry tunes the registry; its Storage is set from Storage.
 	Registry registry.Options
+	// CRDs are served besides the built-in resources (see schema.LoadCRDs).
+	CRDs []schema.CRD
 }
 
 // ConfigMaps is the core v1 configmaps resource.
@@ -24,6 +30,7 @@ func ConfigMaps() *registry.Resource {
 		Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap",
 		ShortNames: []string{"cm"}, Namespaced: true,
 		Protobuf: protobuf.ConfigMap,
+		Schema:   schema.ConfigMap(),
 		Columns: []registry.Column{
 			{Name: "Data", Type: "integer", Description: "Number of entries in data and binaryData", Value: func(obj registry.Object) any {
 				data, _ := obj["data"].(map[string]any)
@@ -35,56 +42,23 @@ func ConfigMaps() *registry.Resource {
 	}
 }
 
-// Widgets is the widgets.example.com/v1 Widget resource.
-func Widgets() *registry.Resource {
-	return &registry.Resource{
-		Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Singular: "widget",
-		ShortNames: []string{"wd"}, Categories: []string{"all"}, Namespaced: true,
-		Status:           true,
-		Scale:            &registry.Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.readyReplicas"},
-		SelectableFields: []string{"spec.color"},
-		Schema:           &registry.Schema{OpenAPIV3: widgetSchema},
-		Columns: []registry.Column{
-			{Name: "Color", Type: "string", JSONPath: ".spec.color"},
-			{Name: "Replicas", Type: "integer", JSONPath: ".spec.replicas"},
-			{Name: "Ready", Type: "integer", JSONPath: ".status.readyReplicas", Priority: 1},
-			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
-		},
-	}
-}
+// crds holds the CustomResourceDefinition manifests the example serves.
+//
+//go:embed crds/*.yaml
+var crds embed.FS
 
-var widgetSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"spec": map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"color":    map[string]any{"type": "string"},
-				"replicas": map[string]any{"type": "integer"},
-				"ports": map[string]any{
-					"type":                       "array",
-					"x-kubernetes-list-type":     "map",
-					"x-kubernetes-list-map-keys": []any{"port", "protocol"},
-					"items": map[string]any{
-						"type": "object",
-						"properties": map[string]any{
-							"name":     map[string]any{"type": "string"},
-							"port":     map[string]any{"type": "integer"},
-							"protocol": map[string]any{"type": "string"},
-						},
-						"required": []any{"port", "protocol"},
-					},
-				},
-			},
-		},
-		"status": map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"readyReplicas": map[string]any{"type": "integer"},
-				"conditions":    map[string]any{"type": "array", "items": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-			},
-		},
-	},
+// Widgets is the widgets.example.com/v1 Widget resource, read from the
+// CRD manifest embedded from crds/widgets.example.com.yaml.
+func Widgets() *registry.Resource {
+	b, err := crds.ReadFile("crds/widgets.example.com.yaml")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	defs, err := schema.ParseCRDs(b)
+	if err != nil || len(defs) != 1 {
+		panic(fmt.Sprintf("the embedded widgets CRD: %v", err)) // checked by tests
+	}
+	return registry.FromCRD(defs[0])[0]
 }
 
 // New returns the example registry.
@@ -98,7 +72,11 @@ func New(opts Options) (*registry.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, res := range []*registry.Resource{ConfigMaps(), Widgets()} {
+	resources := []*registry.Resource{ConfigMaps(), Widgets()}
+	for _, crd := range opts.CRDs {
+		resources = append(resources, registry.FromCRD(crd)...)
+	}
+	for _, res := range resources {
 		if err := r.Register(res); err != nil {
 			return nil, err
 		}
