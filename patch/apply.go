@@ -1,0 +1,446 @@
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kapi-dev/kapi/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/merge"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// ErrSchema is the class of an object that does not fit the resource's
+// schema as structured-merge-diff reads it (a field the schema does not
+// declare, a duplicate key in a list map, a string where a number belongs)
+// or whose stored managedFields do not decode. kube-apiserver answers these
+// with 500 Internal Server Error and the same message; the registry should
+// prune and validate first, so that only its own bugs get here.
+var ErrSchema = errors.New("patch: object does not fit the schema")
+
+// FieldManager is server-side apply and managedFields tracking for one
+// version of one resource, over JSON-form objects (map[string]any, numbers
+// json.Number; int64 and float64 are accepted too). It is what
+// k8s.io/apiserver's field manager does for a CustomResourceDefinition
+// version: structured-merge-diff merges, and the same chain of steps
+// (version check, last-applied upgrade for kubectl, tracking from the first
+// apply, at most ten update managers, manager identifiers, operation
+// times, stripped metadata) keeps metadata.managedFields.
+//
+// A FieldManager is immutable after NewFieldManager and safe for concurrent
+// use. Build one per resource version and reuse it.
+type FieldManager struct {
+	typ        typed.ParseableType
+	apiVersion string
+	kind       string
+	// updaters per subresource ("" is the main resource); each ignores its
+	// subresource's reset fields.
+	updaters map[string]*merge.Updater
+	any      *merge.Updater // for subresources without reset fields
+}
+
+// FieldManagerOptions are the optional parts of a FieldManager.
+type FieldManagerOptions struct {
+	// Kind is the resource's kind; an apply configuration of another kind
+	// is rejected. Empty: not checked (only apiVersion is).
+	Kind string
+	// ResetFields lists, per subresource ("" is the main resource), the
+	// dotted field paths its writes reset rather than set, so no manager
+	// of that subresource owns them: kube's strategies' GetResetFields.
+	// For a CRD with a status subresource that is
+	// {"": {"status"}, "status": {"metadata", "spec"}}.
+	ResetFields map[string][]string
+}
+
+// NewFieldManager returns the field manager of the resource version
+// apiVersion ("group/version", or "v1" for the core group) whose objects s
+// describes; a nil s is a resource without a schema (every map granular,
+// every list atomic).
+func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptions) (*FieldManager, error) {
+	t, err := s.SMD()
+	if err != nil {
+		return nil, fmt.Errorf("patch: field manager for %s: %w", apiVersion, err)
+	}
+	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*merge.Updater{}}
+	m.any = (&merge.UpdaterBuilder{Converter: sameVersion{}}).BuildUpdater()
+	for sub, paths := range opts.ResetFields {
+		set := fieldpath.NewSet()
+		for _, p := range paths {
+			var parts []any
+			for _, f := range strings.Split(p, ".") {
+				parts = append(parts, f)
+			}
+			fp, err := fieldpath.MakePath(parts...)
+			if err != nil {
+				return nil, fmt.Errorf("patch: reset field %q: %w", p, err)
+			}
+			set.Insert(fp)
+		}
+		m.updaters[sub] = (&merge.UpdaterBuilder{
+			Converter:    sameVersion{},
+			IgnoreFilter: map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(apiVersion): fieldpath.NewExcludeSetFilter(set)},
+		}).BuildUpdater()
+	}
+	return m, nil
+}
+
+func (m *FieldManager) updater(subresource string) *merge.Updater {
+	if u, ok := m.updaters[subresource]; ok {
+		return u
+	}
+	return m.any
+}
+
+// sameVersion is the merge.Converter of a FieldManager: it knows one
+// version, and reads entries of other apiVersions with it (what kube does
+// for CRD versions with the None conversion strategy and equal schemas).
+type sameVersion struct{}
+
+func (sameVersion) Convert(tv *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
+	return tv, nil
+}
+
+func (sameVersion) IsMissingVersionError(error) bool { return false }
+
+// ApplyOptions are the parameters of one server-side apply.
+type ApplyOptions struct {
+	Manager     string // fieldManager; the registry requires it for apply
+	Force       bool
+	Subresource string    // "" or e.g. "status"
+	Now         time.Time // zero: time.Now()
+}
+
+// UpdateOptions are the parameters of one create, update or non-apply
+// patch.
+type UpdateOptions struct {
+	Manager     string // fieldManager, or the registry's user-agent default; "" is "unknown"
+	Subresource string
+	Now         time.Time
+}
+
+func now(t time.Time) *time.Time {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	t = t.UTC()
+	return &t
+}
+
+// Apply merges config, an apply configuration, into live and returns the
+// new object with its managedFields. A nil live is an apply that creates.
+// Neither argument is modified. Errors: *ConflictError (ErrConflict, 409);
+// *Error with ErrBadPatch (400) for a configuration of another
+// apiVersion/kind or one carrying metadata.managedFields; ErrSchema (500).
+//
+// An apply that changes nothing returns live's content with the
+// managedFields recomputed but the applier's time unchanged.
+func (m *FieldManager) Apply(live, config map[string]any, opts ApplyOptions) (map[string]any, error) {
+	entries, _ := managedFieldsOf(live)
+	mg, err := decodeManaged(entries)
+	if err != nil {
+		return nil, &Error{Kind: ErrSchema, Msg: "failed to decode managed fields: " + err.Error()}
+	}
+	av, _ := config["apiVersion"].(string)
+	kind, _ := config["kind"].(string)
+	if av != m.apiVersion || m.kind != "" && kind != m.kind {
+		return nil, &Error{Kind: ErrBadPatch, Msg: "invalid object type: " + gvkString(av, kind)}
+	}
+	if _, ok := managedFieldsOf(config); ok {
+		return nil, &Error{Kind: ErrBadPatch, Msg: "metadata.managedFields must be nil"}
+	}
+	if live == nil {
+		live = map[string]any{"apiVersion": av, "kind": kind}
+	}
+	liveTV, err := m.typ.FromUnstructured(toSMD(withoutManagedFields(live)), typed.AllowDuplicates)
+	if err != nil {
+		return nil, &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to create typed live object (%s): %v", m.describe(live), err)}
+	}
+	cfg := toSMD(config).(map[string]any)
+	cfgTV, err := m.typ.FromUnstructured(cfg)
+	if err != nil {
+		return nil, &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to create typed patch object (%s): %v", m.describe(config), err)}
+	}
+	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
+	obj, mg, err := r.applyUpgrading(liveTV, cfgTV, mg, opts.Manager, opts.Force, live)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Manager == "kubectl" && hasLastApplied(obj) {
+		setLastApplied(obj, buildLastApplied(cfg))
+	}
+	obj = fromSMD(obj).(map[string]any)
+	setManagedFields(obj, mg.encode())
+	return obj, nil
+}
+
+// Update records a create (live nil), update or non-apply patch: obj is
+// the object about to be stored. It returns obj (a copy of its root and
+// metadata; nested values are shared) with managedFields updated for
+// opts.Manager as kube does:
+//   - a request's own managedFields are taken when valid and non-empty
+//     (that is how clients edit them), "[]" or "[{}]" resets them, anything
+//     else keeps live's; a subresource request always keeps live's;
+//   - an object without managedFields stays untracked on update; a create
+//     is tracked from the start;
+//   - the manager's Update entry (per manager, apiVersion, subresource)
+//     gains the fields it changed and gets a new time only if it changed
+//     something; other managers lose the fields it changed;
+//   - beyond ten Update entries, the oldest merge into "ancient-changes".
+//
+// kube ignores Update's errors (they are bugs, or objects the schema does
+// not fit): on error the returned object carries live's managedFields and
+// the registry should store it anyway, as kube does.
+func (m *FieldManager) Update(live, obj map[string]any, opts UpdateOptions) (map[string]any, error) {
+	out := withoutManagedFields(obj)
+	mg, err := m.decodeLiveOrNew(live, obj, opts.Subresource != "")
+	if err == nil {
+		err = m.update(live, out, mg, opts)
+	}
+	if err != nil {
+		le, _ := managedFieldsOfRaw(live)
+		setManagedFields(out, le)
+		return out, err
+	}
+	return out, nil
+}
+
+func (m *FieldManager) update(live, out map[string]any, mg *managed, opts UpdateOptions) error {
+	if len(mg.fields) == 0 && live != nil && uid(live) != "" {
+		return nil // not tracked: kube starts tracking on create or first apply
+	}
+	if live == nil {
+		kind, _ := out["kind"].(string)
+		if m.kind != "" {
+			kind = m.kind
+		}
+		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
+	}
+	liveTV, err := m.typ.FromUnstructured(toSMD(withoutManagedFields(live)), typed.AllowDuplicates)
+	if err != nil {
+		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert live object (%s) to smd typed: %v", m.describe(live), err)}
+	}
+	newTV, err := m.typ.FromUnstructured(toSMD(out), typed.AllowDuplicates)
+	if err != nil {
+		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
+	}
+	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
+	if mg, err = r.update(liveTV, newTV, mg, opts.Manager); err != nil {
+		return err
+	}
+	setManagedFields(out, mg.encode())
+	return nil
+}
+
+// decodeLiveOrNew picks the managedFields an update starts from.
+func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource bool) (*managed, error) {
+	fromLive := func() (*managed, error) {
+		le, _ := managedFieldsOf(live)
+		if mg, err := decodeManaged(le); err == nil {
+			return mg, nil
+		}
+		return newManaged(), nil
+	}
+	if subresource {
+		return fromLive()
+	}
+	ne, ok := managedFieldsOf(obj)
+	if isReset(ne, ok) {
+		return newManaged(), nil
+	}
+	mg, err := decodeManaged(ne)
+	if err != nil || len(mg.fields) == 0 {
+		return fromLive()
+	}
+	return mg, nil
+}
+
+// request is one Apply or Update going through kube's chain of managers.
+type request struct {
+	m   *FieldManager
+	u   *merge.Updater
+	now *time.Time
+	sub string
+}
+
+func (r *request) id(manager, op string) string {
+	if manager == "" {
+		manager = "unknown"
+	}
+	return managerID(managerKey{Manager: manager, Operation: op, APIVersion: r.m.apiVersion, Subresource: r.sub})
+}
+
+// update records an update of liveTV to newTV by manager.
+func (r *request) update(liveTV, newTV *typed.TypedValue, mg *managed, manager string) (*managed, error) {
+	const self = "current-operation"
+	id := r.id(manager, OperationUpdate)
+	_, fields, err := r.u.Update(liveTV, newTV, fieldpath.APIVersion(r.m.apiVersion), mg.fields, self)
+	if err != nil {
+		return nil, &Error{Kind: ErrSchema, Msg: "failed to update ManagedFields: " + err.Error()}
+	}
+	mg = &managed{fields: fields, times: mg.times}
+	mg.strip(self)
+	if vs, ok := mg.fields[self]; ok {
+		delete(mg.fields, self)
+		if prev, ok := mg.fields[id]; ok {
+			vs = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), vs.Applied())
+		}
+		mg.fields[id] = vs
+		mg.times[id] = r.now
+	}
+	mg.capUpdateManagers()
+	return mg, nil
+}
+
+// applyUpgrading is kube's lastAppliedManager: a conflicting apply by
+// "kubectl" is forced when every conflicting field is one the client-side
+// apply annotation of live set to its current value.
+func (r *request) applyUpgrading(liveTV, cfgTV *typed.TypedValue, mg *managed, manager string, force bool, live map[string]any) (map[string]any, *managed, error) {
+	obj, out, err := r.apply(liveTV, cfgTV, mg.clone(), manager, force)
+	var cs merge.Conflicts
+	if !errors.As(err, &cs) {
+		return obj, out, err
+	}
+	if manager != "kubectl" {
+		return nil, nil, newConflictError(cs)
+	}
+	allowed, ok := r.allowedConflictsFromLastApplied(liveTV, live)
+	if !ok {
+		return nil, nil, newConflictError(cs)
+	}
+	var left merge.Conflicts
+	for _, c := range cs {
+		if !allowed.Has(c.Path) {
+			left = append(left, c)
+		}
+	}
+	if len(left) > 0 {
+		return nil, nil, newConflictError(left)
+	}
+	obj, out, err = r.apply(liveTV, cfgTV, mg, manager, true)
+	if errors.As(err, &cs) {
+		return nil, nil, newConflictError(cs)
+	}
+	return obj, out, err
+}
+
+// apply is kube's chain below the last-applied steps: start tracking
+// (before-first-apply), name the manager, merge, strip, stamp the time.
+func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager string, force bool) (map[string]any, *managed, error) {
+	if len(mg.fields) == 0 {
+		empty := map[string]any{}
+		for _, k := range []string{"apiVersion", "kind"} {
+			if v, ok := cfgTV.AsValue().AsMap().Get(k); ok {
+				empty[k] = v.Unstructured()
+			}
+		}
+		emptyTV, err := r.m.typ.FromUnstructured(empty, typed.AllowDuplicates)
+		if err != nil {
+			return nil, nil, &Error{Kind: ErrSchema, Msg: "failed to create manager for existing fields: " + err.Error()}
+		}
+		if mg, err = r.update(emptyTV, liveTV, mg, "before-first-apply"); err != nil {
+			return nil, nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
+		}
+	}
+	id := r.id(manager, OperationApply)
+	newTV, fields, err := r.u.Apply(liveTV, cfgTV, fieldpath.APIVersion(r.m.apiVersion), mg.fields, id, force)
+	if err != nil {
+		var cs merge.Conflicts
+		if errors.As(err, &cs) {
+			return nil, nil, cs
+		}
+		return nil, nil, &Error{Kind: ErrSchema, Msg: err.Error()}
+	}
+	mg = &managed{fields: fields, times: mg.times}
+	mg.strip(id)
+	var obj map[string]any
+	if newTV != nil {
+		mg.times[id] = r.now
+		obj, _ = newTV.AsValue().Unstructured().(map[string]any)
+	} else {
+		obj, _ = liveTV.AsValue().Unstructured().(map[string]any)
+		obj = toSMD(obj).(map[string]any) // a copy: live's values are shared
+	}
+	if obj == nil {
+		return nil, nil, &Error{Kind: ErrSchema, Msg: "the merged object is not an object"}
+	}
+	return obj, mg, nil
+}
+
+// withoutManagedFields returns obj with its root and metadata copied and
+// metadata.managedFields removed (nil for nil).
+func withoutManagedFields(obj map[string]any) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if _, has := md["managedFields"]; has {
+			c := make(map[string]any, len(md))
+			for k, v := range md {
+				if k != "managedFields" {
+					c[k] = v
+				}
+			}
+			out["metadata"] = c
+		}
+	}
+	return out
+}
+
+// setManagedFields sets (or, for nil, removes) metadata.managedFields of
+// obj, whose root and metadata the caller owns.
+func setManagedFields(obj map[string]any, items []any) {
+	md, ok := obj["metadata"].(map[string]any)
+	if items == nil {
+		if ok {
+			delete(md, "managedFields")
+		}
+		return
+	}
+	if !ok {
+		md = map[string]any{}
+		obj["metadata"] = md
+	}
+	md["managedFields"] = items
+}
+
+func managedFieldsOfRaw(obj map[string]any) ([]any, bool) {
+	md, _ := obj["metadata"].(map[string]any)
+	items, ok := md["managedFields"].([]any)
+	return items, ok
+}
+
+func uid(obj map[string]any) string {
+	md, _ := obj["metadata"].(map[string]any)
+	s, _ := md["uid"].(string)
+	return s
+}
+
+// gvkString prints a group/version/kind as k8s.io/apimachinery does
+// ("example.com/v1, Kind=Widget", "/v1, Kind=ConfigMap").
+func gvkString(apiVersion, kind string) string {
+	group, version := "", apiVersion
+	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
+		group, version = apiVersion[:i], apiVersion[i+1:]
+		if strings.Contains(version, "/") {
+			group, version = "", ""
+		}
+	}
+	return group + "/" + version + ", Kind=" + kind
+}
+
+// describe names an object in error messages as kube's field manager does:
+// "namespace/name; group/version, Kind=kind".
+func (m *FieldManager) describe(obj map[string]any) string {
+	md, _ := obj["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	ns, _ := md["namespace"].(string)
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	return ns + "/" + name + "; " + gvkString(av, kind)
+}

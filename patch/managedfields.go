@@ -1,0 +1,407 @@
+package patch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// The operations of a managedFields entry.
+const (
+	OperationApply  = "Apply"
+	OperationUpdate = "Update"
+)
+
+// managed is the decoded metadata.managedFields of an object: field sets and
+// times, both keyed by manager identifier (see managerID).
+type managed struct {
+	fields fieldpath.ManagedFields
+	times  map[string]*time.Time // nil: the entry has no time
+}
+
+func newManaged() *managed {
+	return &managed{fields: fieldpath.ManagedFields{}, times: map[string]*time.Time{}}
+}
+
+func (m *managed) clone() *managed {
+	c := &managed{fields: make(fieldpath.ManagedFields, len(m.fields)), times: make(map[string]*time.Time, len(m.times))}
+	for k, v := range m.fields {
+		c.fields[k] = v
+	}
+	for k, v := range m.times {
+		c.times[k] = v
+	}
+	return c
+}
+
+// managerKey is what identifies a manager, encoded as JSON in kube's field
+// order (ManagedFieldsEntry without time and fields; apiVersion empty for
+// Apply). The JSON string is the key of fieldpath.ManagedFields, so map
+// order, tie-breaks and conflict printing match kube-apiserver's.
+type managerKey struct {
+	Manager     string `json:"manager,omitempty"`
+	Operation   string `json:"operation,omitempty"`
+	APIVersion  string `json:"apiVersion,omitempty"`
+	Subresource string `json:"subresource,omitempty"`
+}
+
+func managerID(k managerKey) string {
+	if k.Operation == OperationApply {
+		k.APIVersion = ""
+	}
+	b, _ := json.Marshal(k) // cannot fail: strings only
+	return string(b)
+}
+
+func parseManagerID(id string) (managerKey, bool) {
+	var k managerKey
+	return k, json.Unmarshal([]byte(id), &k) == nil
+}
+
+// entry is one metadata.managedFields item, decoded as k8s.io/apimachinery's
+// unstructured converter decodes a ManagedFieldsEntry.
+type entry struct {
+	managerKey
+	Time       *time.Time
+	FieldsType string
+	FieldsV1   any // the raw JSON value; nil when absent or null
+}
+
+func (e *entry) zero() bool {
+	return *e == entry{}
+}
+
+// managedFieldsOf reads metadata.managedFields as Unstructured's
+// GetManagedFields does: ok is false ("nil") when the field is absent, not
+// a list, or holds an item that does not decode as an entry.
+func managedFieldsOf(obj map[string]any) (entries []entry, ok bool) {
+	md, _ := obj["metadata"].(map[string]any)
+	items, isList := md["managedFields"].([]any)
+	if !isList {
+		return nil, false
+	}
+	entries = make([]entry, 0, len(items))
+	for _, it := range items {
+		m, isMap := it.(map[string]any)
+		if !isMap {
+			return nil, false
+		}
+		var e entry
+		for k, dst := range map[string]*string{"manager": &e.Manager, "operation": &e.Operation, "apiVersion": &e.APIVersion, "fieldsType": &e.FieldsType, "subresource": &e.Subresource} {
+			switch v := m[k].(type) {
+			case nil:
+			case string:
+				*dst = v
+			default:
+				return nil, false
+			}
+		}
+		switch v := m["time"].(type) {
+		case nil:
+		case string:
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return nil, false
+			}
+			e.Time = &t
+		default:
+			return nil, false
+		}
+		e.FieldsV1 = m["fieldsV1"]
+		entries = append(entries, e)
+	}
+	return entries, true
+}
+
+// isReset reports whether managedFields asks for a reset: an empty list or
+// a list of one empty entry.
+func isReset(entries []entry, ok bool) bool {
+	return ok && (len(entries) == 0 || len(entries) == 1 && entries[0].zero())
+}
+
+// decodeManaged validates and decodes entries as kube's DecodeManagedFields.
+func decodeManaged(entries []entry) (*managed, error) {
+	mg := &managed{fields: make(fieldpath.ManagedFields, len(entries)), times: make(map[string]*time.Time, len(entries))}
+	for i, e := range entries {
+		switch e.Operation {
+		case OperationApply, OperationUpdate:
+		default:
+			return nil, errors.New("operation must be `Apply` or `Update`")
+		}
+		if e.APIVersion == "" {
+			return nil, errors.New("apiVersion must not be empty")
+		}
+		switch e.FieldsType {
+		case "FieldsV1":
+		case "":
+			return nil, fmt.Errorf("missing fieldsType in managed fields entry %d", i)
+		default:
+			return nil, fmt.Errorf("invalid fieldsType %q in managed fields entry %d", e.FieldsType, i)
+		}
+		set := &fieldpath.Set{}
+		if e.FieldsV1 != nil {
+			fm, ok := e.FieldsV1.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("error decoding versioned set from entry %d: fieldsV1 is not an object", i)
+			}
+			s, _, err := fieldsToSet(fm)
+			if err != nil {
+				return nil, fmt.Errorf("error decoding versioned set from entry %d: %v", i, err)
+			}
+			if s != nil {
+				set = s
+			}
+		}
+		id := managerID(e.managerKey)
+		mg.fields[id] = fieldpath.NewVersionedSet(set, fieldpath.APIVersion(e.APIVersion), e.Operation == OperationApply)
+		mg.times[id] = e.Time
+	}
+	return mg, nil
+}
+
+// fieldsToSet reads a FieldsV1 trie as fieldpath.Set.FromJSON does: an
+// object without (known) children is a member of its parent, "." marks a
+// member that also has children, unknown path element kinds are dropped.
+func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err error) {
+	for k, v := range m {
+		if k == "." {
+			isMember = true
+			continue
+		}
+		pe, err := fieldpath.DeserializePathElement(k)
+		if errors.Is(err, fieldpath.ErrUnknownPathElementType) {
+			continue
+		} else if err != nil {
+			return nil, false, fmt.Errorf("parsing key as path element: %v", err)
+		}
+		sub, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, fmt.Errorf("%s: expected an object", k)
+		}
+		grand, member, err := fieldsToSet(sub)
+		if err != nil {
+			return nil, false, err
+		}
+		if children == nil && (member || grand != nil) {
+			children = &fieldpath.Set{}
+		}
+		if member {
+			children.Members.Insert(pe)
+		}
+		if grand != nil {
+			*children.Children.Descend(pe) = *grand
+		}
+	}
+	if children == nil {
+		isMember = true
+	}
+	return children, isMember, nil
+}
+
+// setToFields writes s as a FieldsV1 trie (what Set.ToJSON writes).
+func setToFields(s *fieldpath.Set) map[string]any {
+	out := make(map[string]any, s.Members.Size()+s.Children.Size())
+	s.Members.Iterate(func(pe fieldpath.PathElement) {
+		k, _ := fieldpath.SerializePathElement(pe)
+		out[k] = map[string]any{}
+	})
+	s.Children.Iterate(func(pe fieldpath.PathElement) {
+		k, _ := fieldpath.SerializePathElement(pe)
+		child, _ := s.Children.Get(pe)
+		m := setToFields(child)
+		if _, member := out[k]; member && len(m) > 0 {
+			m["."] = map[string]any{}
+		}
+		out[k] = m
+	})
+	return out
+}
+
+// encode turns mg into metadata.managedFields items, sorted as kube sorts
+// them: Apply before Update, then by time (seconds), manager, apiVersion,
+// subresource. A nil result means "no managedFields".
+func (mg *managed) encode() []any {
+	if len(mg.fields) == 0 {
+		return nil
+	}
+	type sorted struct {
+		k    managerKey
+		secs int64
+		item map[string]any
+	}
+	all := make([]sorted, 0, len(mg.fields))
+	for id, vs := range mg.fields {
+		k, _ := parseManagerID(id)
+		k.APIVersion = string(vs.APIVersion())
+		if vs.Applied() {
+			k.Operation = OperationApply
+		}
+		item := map[string]any{"apiVersion": k.APIVersion, "fieldsType": "FieldsV1", "fieldsV1": setToFields(vs.Set())}
+		for f, v := range map[string]string{"manager": k.Manager, "operation": k.Operation, "subresource": k.Subresource} {
+			if v != "" {
+				item[f] = v
+			}
+		}
+		var secs int64
+		if t := mg.times[id]; t != nil {
+			item["time"] = t.UTC().Format(time.RFC3339)
+			secs = t.Unix()
+		}
+		all = append(all, sorted{k, secs, item})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		p, q := all[i], all[j]
+		switch {
+		case p.k.Operation != q.k.Operation:
+			return p.k.Operation < q.k.Operation
+		case p.secs != q.secs:
+			return p.secs < q.secs
+		case p.k.Manager != q.k.Manager:
+			return p.k.Manager < q.k.Manager
+		case p.k.APIVersion != q.k.APIVersion:
+			return p.k.APIVersion < q.k.APIVersion
+		}
+		return p.k.Subresource < q.k.Subresource
+	})
+	out := make([]any, len(all))
+	for i, s := range all {
+		out[i] = s.item
+	}
+	return out
+}
+
+// maxUpdateManagers is kube's DefaultMaxUpdateManagers; ancientChanges the
+// manager the oldest update entries are merged into.
+const (
+	maxUpdateManagers = 10
+	ancientChanges    = "ancient-changes"
+)
+
+// capUpdateManagers merges the oldest Update entries, per apiVersion, into
+// an "ancient-changes" entry until at most maxUpdateManagers remain (kube's
+// capManagersManager, step for step).
+func (mg *managed) capUpdateManagers() {
+	var updaters []string
+	for id, vs := range mg.fields {
+		if !vs.Applied() {
+			updaters = append(updaters, id)
+		}
+	}
+	if len(updaters) <= maxUpdateManagers {
+		return
+	}
+	secs := func(id string) int64 {
+		if t := mg.times[id]; t != nil {
+			return t.Unix()
+		}
+		return 0
+	}
+	sort.Slice(updaters, func(i, j int) bool {
+		if si, sj := secs(updaters[i]), secs(updaters[j]); si != sj {
+			return si < sj
+		}
+		return updaters[i] < updaters[j]
+	})
+	first := map[string]string{} // apiVersion → first manager seen
+	for i, n := 0, len(updaters); i < len(updaters) && n > maxUpdateManagers; i++ {
+		id := updaters[i]
+		vs := mg.fields[id]
+		version := string(vs.APIVersion())
+		bucket := managerID(managerKey{Manager: ancientChanges, Operation: OperationUpdate, APIVersion: version})
+		f, ok := first[version]
+		if !ok {
+			first[version] = id
+			continue
+		}
+		if _, ok := mg.fields[bucket]; !ok {
+			mg.fields[bucket] = mg.fields[f]
+			delete(mg.fields, f)
+		}
+		mg.fields[bucket] = fieldpath.NewVersionedSet(vs.Set().Union(mg.fields[bucket].Set()), vs.APIVersion(), vs.Applied())
+		delete(mg.fields, id)
+		n--
+		mg.times[bucket] = mg.times[id]
+	}
+}
+
+// stripSet are the paths no manager may own (kube's stripMetaManager).
+var stripSet = fieldpath.NewSet(
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
+	fieldpath.MakePathOrDie("metadata", "selfLink"),
+	fieldpath.MakePathOrDie("metadata", "uid"),
+	fieldpath.MakePathOrDie("metadata", "clusterName"),
+	fieldpath.MakePathOrDie("metadata", "generation"),
+	fieldpath.MakePathOrDie("metadata", "managedFields"),
+	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
+)
+
+func (mg *managed) strip(id string) {
+	vs, ok := mg.fields[id]
+	if !ok {
+		return
+	}
+	if s := vs.Set().Difference(stripSet); s.Empty() {
+		delete(mg.fields, id)
+	} else {
+		mg.fields[id] = fieldpath.NewVersionedSet(s, vs.APIVersion(), vs.Applied())
+	}
+}
+
+// toSMD returns a deep copy of a JSON-form value in the forms smd reads:
+// json.Number becomes int64 (or float64 when it is not an integer).
+func toSMD(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = toSMD(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = toSMD(e)
+		}
+		return out
+	case json.Number:
+		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return i
+		}
+		f, _ := strconv.ParseFloat(string(v), 64)
+		return f
+	}
+	return v
+}
+
+// fromSMD turns the numbers of v back into json.Number, in place for maps
+// and lists (v must be owned by the caller).
+func fromSMD(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = fromSMD(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = fromSMD(e)
+		}
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10))
+	case int:
+		return json.Number(strconv.Itoa(x))
+	case float64:
+		b, _ := json.Marshal(x)
+		return json.Number(b)
+	}
+	return v
+}
