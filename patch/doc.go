@@ -1,6 +1,8 @@
 // Package patch applies RFC 6902 JSON patches and RFC 7386 JSON merge
 // patches to an object's JSON, with kube-apiserver's limits and error
-// classes.
+// classes, and keeps managedFields: [FieldManager] is server-side apply
+// (structured-merge-diff over the resource's schema) and the Update
+// tracking of every other write, as kube-apiserver's field manager.
 //
 // Every error is an [*Error] whose Kind tells the HTTP layer how to answer,
 // as kube-apiserver's patch handler does:
@@ -11,6 +13,10 @@
 //	                                       path, failed test, copy limit) or
 //	                                       the result is not a JSON object
 //	ErrDocument  500                       the original is not a JSON object
+//	ErrSchema    500                       server-side apply: the object does
+//	                                       not fit the schema (kube's 500)
 //
-// Msg is the message kube-apiserver sends in each case.
+// Msg is the message kube-apiserver sends in each case. A server-side
+// apply conflict is a [*ConflictError] (ErrConflict, 409 with one
+// FieldManagerConflict cause per field).
 package patch

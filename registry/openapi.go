@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/kapi-dev/kapi/schema"
 )
 
 // OpenAPI v3 (URI-8, in part): /openapi/v3 lists one document per group
@@ -71,7 +73,7 @@ func (res *Resource) schemaName() string {
 func (r *Registry) openAPIDoc(gv *groupVer) map[string]any {
 	paths := map[string]any{}
 	schemas := map[string]any{
-		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": objectMetaSchema,
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": objectMetaSchema(),
 	}
 	for _, res := range gv.resources {
 		gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
@@ -138,22 +140,10 @@ func kindSchema(res *Resource, gvk map[string]any) map[string]any {
 	return s
 }
 
-var objectMetaSchema = map[string]any{
-	"type":        "object",
-	"description": "ObjectMeta is metadata that all persisted resources must have.",
-	"properties": map[string]any{
-		"name":              map[string]any{"type": "string"},
-		"generateName":      map[string]any{"type": "string"},
-		"namespace":         map[string]any{"type": "string"},
-		"uid":               map[string]any{"type": "string"},
-		"resourceVersion":   map[string]any{"type": "string"},
-		"generation":        map[string]any{"type": "integer", "format": "int64"},
-		"creationTimestamp": map[string]any{"type": "string", "format": "date-time"},
-		"deletionTimestamp": map[string]any{"type": "string", "format": "date-time"},
-		"labels":            map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
-		"annotations":       map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
-		"finalizers":        map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		"ownerReferences":   map[string]any{"type": "array", "items": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-		"managedFields":     map[string]any{"type": "array", "items": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-	},
+// objectMetaSchema is ObjectMeta's schema as published: list types, map
+// types and patch strategies included, as kube publishes it.
+func objectMetaSchema() map[string]any {
+	m := schema.ObjectMeta().JSON()
+	m["description"] = "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create."
+	return m
 }
