@@ -109,8 +109,15 @@ func decodeNumbers(b []byte, v any) error {
 	return nil
 }
 
+// maxMessage bounds error messages, which kube lets quote whole lists.
+const maxMessage = 1024
+
 func badPatch(format string, a ...any) error {
-	return &Error{Kind: ErrBadPatch, Msg: fmt.Sprintf(format, a...)}
+	msg := fmt.Sprintf(format, a...)
+	if len(msg) > maxMessage {
+		msg = strings.ToValidUTF8(msg[:maxMessage-3], "") + "..."
+	}
+	return &Error{Kind: ErrBadPatch, Msg: msg}
 }
 
 // kube's mergepatch error texts.

@@ -277,3 +277,13 @@ func benchPod(size int) []byte {
 		}
 	}
 }
+
+func TestStrategicMergeLongMessage(t *testing.T) {
+	orig := `{"values":[` + strings.Repeat(`"abcdefgh",`, 1000) + `1]}`
+	s := &schema.Schema{Properties: map[string]*schema.Schema{"values": {Type: "array", Ext: schema.Ext{PatchStrategy: "merge"}}}}
+	_, err := StrategicMerge([]byte(orig), []byte(`{"values":[2]}`), s, Options{})
+	checkErr(t, err, ErrBadPatch, "list element types are not identical: [[abcdefgh")
+	if len(err.Error()) > maxMessage {
+		t.Errorf("message of %d bytes", len(err.Error()))
+	}
+}
