@@ -43,7 +43,10 @@ const (
 //   - order: patch entries come in patch order (or $setElementOrder's),
 //     original-only entries keep their relative order, interleaved where
 //     the original order relates them, as kube does;
-//   - an object field with patch strategy "replace" is replaced whole.
+//   - an object field with patch strategy "replace" is replaced whole;
+//   - {"$patch": "merge"} is an error in objects and in lists, as in kube;
+//   - merge keys and set values match when equal as written (80 and 80.0
+//     differ, as int64 and float64 do in kube).
 //
 // kapi extends kube (which answers 415 for custom resources) where a node
 // has no patch strategy: a list with x-kubernetes-list-type "map" merges
@@ -61,7 +64,9 @@ const (
 // which matters only when one patch both adds and deletes the same
 // scalar); a malformed patch strategy in the schema is read leniently
 // (kube fails with 500); errors kube answers with 500 (a patch entry
-// without its merge key, say) are ErrBadPatch, with kube's message.
+// without its merge key, say) are ErrBadPatch, with kube's message
+// (capped at 1 KiB); where kube panics (null list entries, non-string
+// $retainKeys entries, objects in a primitive list) kapi answers.
 //
 // Errors: original not a JSON object is ErrDocument; a patch that is not
 // a JSON object or misuses a directive is ErrBadPatch; a list of lists to
