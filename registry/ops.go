@@ -191,7 +191,12 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (Object, error) {
 	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now()})
 	if err != nil {
-		return nil, patchStatus(err)
+		// As kube: tracking never fails a write. The object keeps the
+		// managedFields it had.
+		r.log.Warn("managedFields not updated", "resource", res.qualified(), "name", obj.Name(), "err", err)
+		if out == nil {
+			return obj, nil
+		}
 	}
 	return Object(out), nil
 }
@@ -257,7 +262,7 @@ func applyPatch(res *Resource, patchType string, original, body []byte) ([]byte,
 	case patchJSON:
 		out, err = patch.JSONPatch(original, body, patch.Options{})
 	case patchSMP:
-		out, err = patch.StrategicMerge(original, body, res.Schema, patch.Options{})
+		out, err = patch.StrategicMerge(original, body, res.merge, patch.Options{})
 	default:
 		out, err = patch.MergePatch(original, body, patch.Options{})
 	}

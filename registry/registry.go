@@ -113,7 +113,8 @@ func (r *Registry) Register(res *Resource) error {
 	if err := res.validate(); err != nil {
 		return err
 	}
-	fm, err := patch.NewFieldManager(res.Schema, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
+	res.merge = mergeSchema(res.Schema)
+	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
 	if err != nil {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
 	}

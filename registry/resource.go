@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -57,6 +58,23 @@ type Resource struct {
 	Columns []Column
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
+	merge   *schema.Schema      // Schema with ObjectMeta's, for merging; set by Register
+}
+
+// mergeSchema is s with metadata described by ObjectMeta's schema, so that
+// strategic merge and apply merge finalizers and ownerReferences as kube
+// does whatever a CRD says of metadata (it may only say "type: object").
+func mergeSchema(s *schema.Schema) *schema.Schema {
+	if s == nil {
+		return nil
+	}
+	m := *s
+	m.Properties = maps.Clone(s.Properties)
+	if m.Properties == nil {
+		m.Properties = map[string]*schema.Schema{}
+	}
+	m.Properties["metadata"] = schema.ObjectMeta()
+	return &m
 }
 
 // resetFields are the fields each endpoint's writes reset rather than set
