@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
@@ -27,20 +29,40 @@ func FuzzWriteBodies(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	for _, seed := range []string{
+		"apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  ports:\n  - {port: 80, protocol: TCP}\n",
+		`{"spec":{"ports":[{"port":80,"protocol":"TCP","name":"x"},{"$patch":"delete","port":81,"protocol":"TCP"}],"$setElementOrder/ports":[{"port":80,"protocol":"TCP"}]}}`,
+		`{"metadata":{"managedFields":[{}]}}`, `{"metadata":{"$deleteFromPrimitiveList/finalizers":["x"]}}`,
+	} {
+		f.Add([]byte(seed))
+	}
 	reg, err := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := reg.Register(widgets()); err != nil {
+	typed := widgets()
+	typed.Plural, typed.Group = "swidgets", "example.com"
+	typed.Schema, err = schema.Parse([]byte(widgetSchemaYAML))
+	if err != nil {
 		f.Fatal(err)
 	}
+	for _, res := range []*registry.Resource{widgets(), typed} {
+		if err := reg.Register(res); err != nil {
+			f.Fatal(err)
+		}
+	}
+	typedPath := "/apis/example.com/v1/namespaces/default/swidgets"
 	reg.ServeHTTP(httptest.NewRecorder(), request("POST", widgetsPath, "application/json", []byte(`{"metadata":{"name":"a"}}`)))
+	reg.ServeHTTP(httptest.NewRecorder(), request("POST", typedPath, "application/json", []byte(`{"metadata":{"name":"a"},"spec":{"ports":[{"port":80,"protocol":"TCP"}]}}`)))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, rq := range []*http.Request{
 			request("POST", widgetsPath, "application/json", body),
 			request("PUT", widgetsPath+"/a", "application/json", body),
 			request("PATCH", widgetsPath+"/a", "application/merge-patch+json", body),
 			request("PATCH", widgetsPath+"/a", "application/json-patch+json", body),
+			request("PATCH", widgetsPath+"/a?fieldManager=fuzz", "application/apply-patch+yaml", body),
+			request("PATCH", typedPath+"/a", "application/strategic-merge-patch+json", body),
+			request("PATCH", typedPath+"/a?fieldManager=fuzz&force=true", "application/apply-patch+yaml", body),
 		} {
 			w := httptest.NewRecorder()
 			reg.ServeHTTP(w, rq)
@@ -54,7 +76,7 @@ func FuzzWriteBodies(f *testing.F) {
 			if w.Code < 300 {
 				name := str(out, "metadata.name")
 				g := httptest.NewRecorder()
-				reg.ServeHTTP(g, request("GET", widgetsPath+"/"+name, "", nil))
+				reg.ServeHTTP(g, request("GET", strings.TrimSuffix(rq.URL.Path, "/a")+"/"+name, "", nil))
 				if g.Code != 200 || !bytes.Equal(g.Body.Bytes(), w.Body.Bytes()) {
 					t.Fatalf("read back %s: got %d %s; want %s", name, g.Code, g.Body, w.Body)
 				}
@@ -62,6 +84,33 @@ func FuzzWriteBodies(f *testing.F) {
 		}
 	})
 }
+
+// widgetSchemaYAML is the widgets' schema, with spec.ports a list-map.
+const widgetSchemaYAML = `type: object
+properties:
+  apiVersion: {type: string}
+  kind: {type: string}
+  metadata: {type: object}
+  spec:
+    type: object
+    properties:
+      color: {type: string}
+      replicas: {type: integer}
+      ports:
+        type: array
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [port, protocol]
+        items:
+          type: object
+          required: [port, protocol]
+          properties:
+            name: {type: string}
+            port: {type: integer}
+            protocol: {type: string}
+  status:
+    type: object
+    x-kubernetes-preserve-unknown-fields: true
+`
 
 func request(method, path, contentType string, body []byte) *http.Request {
 	r := httptest.NewRequest(method, path, bytes.NewReader(body))
