@@ -1,6 +1,8 @@
 package registry_test
 
 import (
+	"github.com/kapi-dev/kapi/codec/cbor"
+
 	"context"
 	"net/http"
 	"regexp"
@@ -440,4 +442,51 @@ func TestDeleteOptionsBody(t *testing.T) {
 		t.Errorf("malformed DeleteOptions: got %d %s; want 400", r.code, r.body)
 	}
 	s.must(200, "GET", widgetsPath+"/a", nil)
+}
+
+func TestServerSideApply(t *testing.T) {
+	s := newServer(t)
+	apply := func(manager string, body string, force bool, ct string) response {
+		q := "?fieldManager=" + manager
+		if force {
+			q += "&force=true"
+		}
+		return s.do("PATCH", widgetsPath+"/a"+q, body, "Content-Type", ct)
+	}
+	yamlApply := "application/apply-patch+yaml"
+	if r := apply("m1", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  color: red\n", false, yamlApply); r.code != 201 {
+		t.Fatalf("apply-as-create: %d %s; want 201", r.code, r.body)
+	}
+	cb, err := cbor.Marshal(map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"replicas": int64(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := apply("m2", string(cb), false, "application/apply-patch+cbor")
+	if r.code != 200 {
+		t.Fatalf("CBOR apply by a second manager: %d %s", r.code, r.body)
+	}
+	got := r.obj(t)
+	if str(got, "spec.color") != "red" || path(got, "spec.replicas") != float64(2) {
+		t.Errorf("after two managers: spec = %v; want color red and replicas 2", got["spec"])
+	}
+	if mf, _ := path(got, "metadata.managedFields").([]any); len(mf) != 2 {
+		t.Errorf("managedFields = %v; want one Apply entry per manager", mf)
+	}
+	r = apply("m2", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  color: blue\n", false, yamlApply)
+	if r.code != 409 {
+		t.Fatalf("conflicting apply: %d %s; want 409", r.code, r.body)
+	}
+	causes, _ := path(r.obj(t), "details.causes").([]any)
+	if len(causes) != 1 || str(causes[0].(map[string]any), "field") != ".spec.color" || str(causes[0].(map[string]any), "reason") != "FieldManagerConflict" {
+		t.Errorf("conflict causes = %v; want one FieldManagerConflict on .spec.color", causes)
+	}
+	if r := apply("m2", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  color: blue\n", true, yamlApply); r.code != 200 || str(r.obj(t), "spec.color") != "blue" {
+		t.Errorf("forced apply: %d %s", r.code, r.body)
+	}
+	if r := apply("m3", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\n  managedFields: [{manager: x}]\n", false, yamlApply); r.code != 400 {
+		t.Errorf("apply carrying managedFields: %d %s; want 400", r.code, r.body)
+	}
+	if r := apply("m3", "{", false, yamlApply); r.code != 400 {
+		t.Errorf("malformed apply body: %d; want 400", r.code)
+	}
 }
