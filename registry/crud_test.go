@@ -1,14 +1,13 @@
 package registry_test
 
 import (
-	"github.com/kapi-dev/kapi/codec/cbor"
-
 	"context"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/registry"
 )
 
