@@ -41,6 +41,16 @@ fuzz:
 	  done; \
 	done
 
+.PHONY: stress
+STRESS_OPS ?= 500000
+
+## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run.
+stress:
+	KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^TestLinearizable' -v ./storage/storagetest/
+	@if [ -f storage/etcd3/go.mod ]; then \
+	  cd storage/etcd3 && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v ./...; \
+	fi
+
 .PHONY: proto
 ## proto: regenerate codec/protobuf's committed descriptor set from its .proto files (needs protoc; building and testing do not).
 proto:

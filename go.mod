@@ -3,6 +3,7 @@ module github.com/kapi-dev/kapi
 go 1.25
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/fxamacker/cbor/v2 v2.9.1
 	github.com/google/btree v1.1.3

@@ -2,7 +2,9 @@
 // pass: Run exercises each behaviour documented on storage.Interface
 // (create, get, list with snapshots and pagination, resource version
 // matching, compaction, guaranteed updates, deletes, and watches with
-// replay, selector transitions and slow watchers) against fresh stores.
+// replay, selector transitions and slow watchers) against fresh stores,
+// and checks with porcupine that concurrent clients see a linearizable
+// store (CheckLinearizable).
 //
 // A backend runs it from its own tests:
 //

@@ -24,7 +24,9 @@ import (
 // revision newer than its current one before answering ErrTooLarge: the
 // suite asks for such revisions on purpose, and the whole suite should
 // take a few seconds. Its watchers' buffers must be bounded: one subtest
-// never reads a watch while writing thousands of events.
+// never reads a watch while writing thousands of events. The Linearizable
+// group records DefaultLinearizableOps operations of concurrent clients
+// ($KAPI_LINEARIZABILITY_OPS overrides the count; see CheckLinearizable).
 func Run(t *testing.T, newStore func(t *testing.T) storage.Interface) {
 	groups := []struct {
 		name  string
@@ -38,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Interface) {
 		{"Delete", deleteTests},
 		{"Watch", watchTests},
 		{"Consistency", consistencyTests},
+		{"Linearizable", linearizableTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
