@@ -1,0 +1,28 @@
+// Package etcd3 is the etcd v3 storage backend: a storage.Interface on
+// go.etcd.io/etcd/client/v3, so several kapi servers can share one etcd
+// cluster and clients see one consistent resourceVersion sequence.
+//
+// It lives in a Go module of its own, so that the core module pulls in
+// neither etcd nor gRPC.
+//
+// The mapping, as in k8s.io/apiserver's etcd3 store:
+//
+//   - a key k is the etcd key Options.Prefix+k, and its value an envelope
+//     of the object's UID, labels, fields and bytes (see value.go);
+//   - an object's revision is its etcd mod revision, and the store's
+//     revision is etcd's (shared by every key of the cluster);
+//   - Create, GuaranteedUpdate and Delete are transactions guarded on the
+//     key's create or mod revision, so racing writers never lose updates;
+//   - reads at a revision are etcd reads at that revision, and a continue
+//     token names the first page's revision and the next key;
+//   - watches are etcd watches from the revision after the start, with
+//     the previous state of each key for selector transitions and
+//     DELETED events; bookmarks carry etcd's progress notifications;
+//   - Compact is etcd's compaction (which is global to the cluster), and
+//     a compacted revision is ErrExpired.
+//
+// The Store keeps no state besides its options, so nothing is cached:
+// every read is a round trip to etcd, and objects carry a fresh
+// storage.Memo each time they are read. Put a watch cache in front of it
+// for read-heavy loads.
+package etcd3

@@ -1,0 +1,420 @@
+package etcd3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// Defaults for Options.
+const (
+	DefaultWait        = 3 * time.Second
+	DefaultWatchBuffer = 256
+	DefaultPageSize    = 1000
+)
+
+// maxPage bounds the batches a filtered list or the initial events of a
+// watch read from etcd at once, as kube-apiserver does.
+const maxPage = 10000
+
+// Options configure a Store. Client is required; the rest has defaults.
+type Options struct {
+	// Client is the etcd client. The Store does not own it: close it
+	// after the Store.
+	Client *clientv3.Client
+	// Prefix is prepended to every key in etcd (e.g. "/kapi"), so
+	// several stores can share one etcd. A trailing "/" is dropped.
+	Prefix string
+	// Tokens encode continue tokens (zero: a fresh random secret).
+	// Replicas serving the same etcd must share the secret, or a page's
+	// token is refused by the next replica.
+	Tokens rv.Tokens
+	// Wait is how long a read or watch at a revision newer than etcd's
+	// waits for it before failing with ErrTooLarge (default 3s; the
+	// request's ctx bounds it too).
+	Wait time.Duration
+	// BookmarkInterval is the period of bookmarks for watches that ask
+	// for them (default watch.DefaultBookmarkInterval, 1 minute).
+	BookmarkInterval time.Duration
+	// WatchBuffer is the capacity of a watch's result channel (default
+	// 256). A watcher whose consumer lets it fill stops reading etcd and
+	// resumes from etcd's history once the consumer catches up, so a
+	// slow consumer costs at most this many events of memory.
+	WatchBuffer int
+	// PageSize is how many keys the initial events of a watch read from
+	// etcd at once (default 1000).
+	PageSize int64
+}
+
+// Store is a storage.Interface on etcd v3. All methods are safe for
+// concurrent use; the Store keeps no state of its own besides its
+// options, so any number of Stores (in one process or many) may serve
+// the same etcd keys.
+//
+// Mapping: a key k is the etcd key Prefix+k; its value is an envelope of
+// the Object's UID, labels, fields and bytes (see value.go); its revision
+// is etcd's mod revision, and the store's revision is etcd's. Every write
+// is one transaction guarded on the key's create or mod revision.
+type Store struct {
+	c      *clientv3.Client
+	prefix string
+	opts   Options
+
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+	watchers  sync.WaitGroup
+}
+
+var _ storage.Interface = (*Store)(nil)
+
+// New returns a Store on opts.Client. It reads etcd's revision once to
+// check that etcd answers.
+func New(ctx context.Context, opts Options) (*Store, error) {
+	if opts.Client == nil {
+		return nil, errors.New("etcd3: Options.Client is nil")
+	}
+	if opts.Wait <= 0 {
+		opts.Wait = DefaultWait
+	}
+	if opts.Tokens.Secret == nil {
+		opts.Tokens = rv.NewTokens()
+	}
+	if opts.BookmarkInterval <= 0 {
+		opts.BookmarkInterval = watch.DefaultBookmarkInterval
+	}
+	if opts.WatchBuffer <= 0 {
+		opts.WatchBuffer = DefaultWatchBuffer
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	s := &Store{
+		c:      opts.Client,
+		prefix: strings.TrimSuffix(opts.Prefix, "/"),
+		opts:   opts,
+		done:   make(chan struct{}),
+	}
+	if _, err := s.Revision(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close ends every watch of the Store and waits for their goroutines.
+// The Store stays readable and writable; the client stays open.
+func (s *Store) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.watchers.Wait()
+}
+
+// Revision returns etcd's current revision (a linearizable read).
+func (s *Store) Revision(ctx context.Context) (uint64, error) {
+	// Any key will do: a count-only read of one key returns the header.
+	resp, err := s.c.Get(ctx, s.prefix+"/", clientv3.WithCountOnly())
+	if err != nil {
+		return 0, s.failed(ctx, "revision", "", err)
+	}
+	return uint64(resp.Header.Revision), nil
+}
+
+// Create stores obj under obj.Key if the key does not exist in etcd.
+func (s *Store) Create(ctx context.Context, obj storage.Object) (storage.Object, error) {
+	if obj.Key == "" {
+		return storage.Object{}, storage.NewError(storage.ErrInvalid, "", "empty key")
+	}
+	k := s.prefix + obj.Key
+	resp, err := s.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, string(encode(obj)))).
+		Commit()
+	if err != nil {
+		return storage.Object{}, s.failed(ctx, "create", obj.Key, err)
+	}
+	if !resp.Succeeded {
+		return storage.Object{}, &storage.Error{Err: storage.ErrExists, Key: obj.Key, Revision: uint64(resp.Header.Revision)}
+	}
+	obj.Revision = uint64(resp.Header.Revision)
+	obj.Memo = new(storage.Memo)
+	return obj, nil
+}
+
+// Get reads key at the revision opts choose: MostRecent is a
+// linearizable read, Any a serializable one (served by the member the
+// client talks to, possibly behind), NotOlderThan a linearizable read
+// after waiting for the revision, Exact a read at that revision.
+func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (storage.Object, error) {
+	resp, err := s.read(ctx, key, s.prefix+key, opts.Match, opts.Revision, true)
+	if err != nil {
+		return storage.Object{}, err
+	}
+	if len(resp.Kvs) == 0 {
+		rev := uint64(resp.Header.Revision)
+		if opts.Match == rv.Exact && opts.Revision != 0 {
+			rev = opts.Revision
+		}
+		return storage.Object{}, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: rev}
+	}
+	return s.object(resp.Kvs[0])
+}
+
+// GuaranteedUpdate reads key, calls fn, and writes its result in a
+// transaction guarded on the mod revision fn saw; when another writer got
+// there first, the transaction returns the newer state and fn is called
+// again on it. A result that encodes to the stored bytes is not written:
+// the current state is returned and no event is sent, as kube-apiserver
+// does for no-op updates.
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, fn storage.UpdateFunc) (storage.Object, error) {
+	k := s.prefix + key
+	resp, err := s.c.Get(ctx, k)
+	if err != nil {
+		return storage.Object{}, s.failed(ctx, "update", key, err)
+	}
+	kvs, hdr := resp.Kvs, resp.Header.Revision
+	for {
+		cur, raw, err := s.current(key, kvs, hdr, opts.Preconditions)
+		if err != nil {
+			return storage.Object{}, err
+		}
+		next, err := fn(cur)
+		if err != nil {
+			return storage.Object{}, err
+		}
+		next.Key = key
+		val := encode(next)
+		if bytes.Equal(val, raw) {
+			return cur, nil
+		}
+		txn, err := s.c.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(k), "=", int64(cur.Revision))).
+			Then(clientv3.OpPut(k, string(val))).
+			Else(clientv3.OpGet(k)).
+			Commit()
+		if err != nil {
+			return storage.Object{}, s.failed(ctx, "update", key, err)
+		}
+		if txn.Succeeded {
+			next.Revision = uint64(txn.Header.Revision)
+			next.Memo = new(storage.Memo)
+			return next, nil
+		}
+		kvs, hdr = txn.Responses[0].GetResponseRange().Kvs, txn.Header.Revision
+	}
+}
+
+// Delete removes key in a transaction guarded on the mod revision of the
+// state the preconditions and opts.Validate were checked on, retrying on
+// a newer state, and returns that last state.
+func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (storage.Object, error) {
+	k := s.prefix + key
+	resp, err := s.c.Get(ctx, k)
+	if err != nil {
+		return storage.Object{}, s.failed(ctx, "delete", key, err)
+	}
+	kvs, hdr := resp.Kvs, resp.Header.Revision
+	for {
+		cur, _, err := s.current(key, kvs, hdr, opts.Preconditions)
+		if err != nil {
+			return storage.Object{}, err
+		}
+		if opts.Validate != nil {
+			if err := opts.Validate(cur); err != nil {
+				return storage.Object{}, err
+			}
+		}
+		txn, err := s.c.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(k), "=", int64(cur.Revision))).
+			Then(clientv3.OpDelete(k)).
+			Else(clientv3.OpGet(k)).
+			Commit()
+		if err != nil {
+			return storage.Object{}, s.failed(ctx, "delete", key, err)
+		}
+		if txn.Succeeded {
+			return cur, nil
+		}
+		kvs, hdr = txn.Responses[0].GetResponseRange().Kvs, txn.Header.Revision
+	}
+}
+
+// Compact compacts etcd's history at rev: reads and watches at older
+// revisions then fail with ErrExpired. Note that etcd's compaction is
+// global: it applies to every key of the cluster, not only to Prefix.
+// Compacting at or below an earlier compaction does nothing.
+func (s *Store) Compact(ctx context.Context, rev uint64) error {
+	if rev == 0 {
+		return nil
+	}
+	_, err := s.c.Compact(ctx, int64(rev))
+	switch {
+	case errors.Is(err, rpctypes.ErrCompacted):
+		return nil
+	case errors.Is(err, rpctypes.ErrFutureRev):
+		cur := s.revisionNow(ctx)
+		return &storage.Error{Err: storage.ErrTooLarge, Revision: cur,
+			Msg: fmt.Sprintf("cannot compact at %d: the current revision is %d", rev, cur)}
+	case err != nil:
+		return s.failed(ctx, "compact", "", err)
+	}
+	return nil
+}
+
+// current decodes the state a read or a failed transaction returned and
+// checks the preconditions on it; raw is its envelope.
+func (s *Store) current(key string, kvs []*mvccpb.KeyValue, hdr int64, p storage.Preconditions) (storage.Object, []byte, error) {
+	if len(kvs) == 0 {
+		return storage.Object{}, nil, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: uint64(hdr)}
+	}
+	cur, err := s.object(kvs[0])
+	if err != nil {
+		return storage.Object{}, nil, err
+	}
+	if err := check(key, p, cur); err != nil {
+		return storage.Object{}, nil, err
+	}
+	return cur, kvs[0].Value, nil
+}
+
+// object decodes one etcd key-value, with a fresh Memo: an etcd read
+// cannot find the Memo another read of the same state made.
+func (s *Store) object(kv *mvccpb.KeyValue) (storage.Object, error) {
+	o := storage.Object{
+		Key:      string(kv.Key[len(s.prefix):]),
+		Revision: uint64(kv.ModRevision),
+		Memo:     new(storage.Memo),
+	}
+	if err := decode(kv.Value, &o); err != nil {
+		return storage.Object{}, fmt.Errorf("etcd3: %s at revision %d: %w", o.Key, kv.ModRevision, err)
+	}
+	return o, nil
+}
+
+// read runs a range read of etcd key k (with ops, e.g. WithRange) at the
+// revision m and rev choose. key names the request in errors. A revision
+// newer than etcd's is waited for when wait is set; otherwise, and after
+// the wait, it fails with ErrTooLarge. A compacted one fails with
+// ErrExpired.
+func (s *Store) read(ctx context.Context, key, k string, m rv.Match, rev uint64, wait bool, ops ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	switch {
+	case m == rv.Any:
+		ops = append(ops, clientv3.WithSerializable())
+	case m == rv.Exact && rev != 0:
+		ops = append(ops, clientv3.WithRev(int64(rev)))
+	}
+	for waited := !wait; ; waited = true {
+		resp, err := s.c.Get(ctx, k, ops...)
+		switch {
+		case errors.Is(err, rpctypes.ErrCompacted):
+			return nil, s.expired(ctx, key, rev)
+		case errors.Is(err, rpctypes.ErrFutureRev):
+			if waited {
+				return nil, s.tooLarge(ctx, key, rev)
+			}
+		case err != nil:
+			return nil, s.failed(ctx, "read", key, err)
+		case m != rv.NotOlderThan || uint64(resp.Header.Revision) >= rev:
+			return resp, nil
+		case waited:
+			return nil, s.tooLarge(ctx, key, rev)
+		}
+		if err := s.waitFor(ctx, key, rev); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// waitFor waits until etcd reaches rev, up to opts.Wait and ctx, polling
+// its revision with a growing delay (etcd offers no cheaper way to learn
+// that a revision outside the watched keys was reached).
+func (s *Store) waitFor(ctx context.Context, key string, rev uint64) error {
+	wctx, cancel := context.WithTimeout(ctx, s.opts.Wait)
+	defer cancel()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
+		select {
+		case <-wctx.Done():
+			return s.tooLarge(ctx, key, rev)
+		case <-t.C:
+		}
+		cur, err := s.Revision(wctx)
+		if err == nil && cur >= rev {
+			return nil
+		}
+		if err != nil && wctx.Err() == nil {
+			return err
+		}
+		t.Reset(delay)
+	}
+}
+
+// tooLarge is the error for a revision etcd has not reached.
+func (s *Store) tooLarge(ctx context.Context, key string, rev uint64) error {
+	cur := s.revisionNow(ctx)
+	return &storage.Error{Err: storage.ErrTooLarge, Key: key, Revision: cur,
+		Msg: fmt.Sprintf("Too large resource version: %d, current: %d", rev, cur)}
+}
+
+// expired is the error for a read at a compacted revision.
+func (s *Store) expired(ctx context.Context, key string, rev uint64) *storage.Error {
+	cur := s.revisionNow(ctx)
+	return &storage.Error{Err: storage.ErrExpired, Key: key, Revision: cur,
+		Msg: fmt.Sprintf("too old resource version: %d", rev)}
+}
+
+// revisionNow is etcd's revision for an error's detail, or 0 if etcd
+// does not say within a second (ctx may be done already).
+func (s *Store) revisionNow(ctx context.Context) uint64 {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	cur, _ := s.Revision(rctx)
+	return cur
+}
+
+// failed wraps an error of the etcd client. Errors of a cancelled or
+// expired ctx are the ctx's own, so errors.Is(err, context.Canceled)
+// holds.
+func (s *Store) failed(ctx context.Context, op, key string, err error) error {
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if key == "" {
+		return fmt.Errorf("etcd3: %s: %w", op, err)
+	}
+	return fmt.Errorf("etcd3: %s %s: %w", op, key, err)
+}
+
+// check tests preconditions, with kube-apiserver's messages.
+func check(key string, p storage.Preconditions, cur storage.Object) error {
+	if p.UID != "" && p.UID != cur.UID {
+		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
+			Msg: fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", p.UID, cur.UID)}
+	}
+	if p.Revision != 0 && p.Revision != cur.Revision {
+		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
+			Msg: fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", p.Revision, cur.Revision)}
+	}
+	return nil
+}
+
+// readErr maps the error of a read at rev.
+func (s *Store) readErr(ctx context.Context, key string, rev uint64, err error) error {
+	switch {
+	case errors.Is(err, rpctypes.ErrCompacted):
+		return s.expired(ctx, key, rev)
+	case errors.Is(err, rpctypes.ErrFutureRev):
+		return s.tooLarge(ctx, key, rev)
+	}
+	return s.failed(ctx, "read", key, err)
+}
