@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/watch"
@@ -28,6 +29,20 @@ type Object struct {
 type Preconditions struct {
 	UID      string
 	Revision uint64
+}
+
+// Check tests p on cur, the current state of key: nil, or an *Error
+// wrapping ErrConflict with kube-apiserver's message.
+func (p Preconditions) Check(key string, cur Object) error {
+	if p.UID != "" && p.UID != cur.UID {
+		return &Error{Err: ErrConflict, Key: key, Revision: cur.Revision,
+			Msg: fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", p.UID, cur.UID)}
+	}
+	if p.Revision != 0 && p.Revision != cur.Revision {
+		return &Error{Err: ErrConflict, Key: key, Revision: cur.Revision,
+			Msg: fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", p.Revision, cur.Revision)}
+	}
+	return nil
 }
 
 // GetOptions choose the revision a Get reads at.

@@ -280,7 +280,7 @@ func (s *Store) current(key string, kvs []*mvccpb.KeyValue, hdr int64, p storage
 	if err != nil {
 		return storage.Object{}, nil, err
 	}
-	if err := check(key, p, cur); err != nil {
+	if err := p.Check(key, cur); err != nil {
 		return storage.Object{}, nil, err
 	}
 	return cur, kvs[0].Value, nil
@@ -393,19 +393,6 @@ func (s *Store) failed(ctx context.Context, op, key string, err error) error {
 		return fmt.Errorf("etcd3: %s: %w", op, err)
 	}
 	return fmt.Errorf("etcd3: %s %s: %w", op, key, err)
-}
-
-// check tests preconditions, with kube-apiserver's messages.
-func check(key string, p storage.Preconditions, cur storage.Object) error {
-	if p.UID != "" && p.UID != cur.UID {
-		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
-			Msg: fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", p.UID, cur.UID)}
-	}
-	if p.Revision != 0 && p.Revision != cur.Revision {
-		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
-			Msg: fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", p.Revision, cur.Revision)}
-	}
-	return nil
 }
 
 // readErr maps the error of a read at rev.

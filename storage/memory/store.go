@@ -249,7 +249,7 @@ func (s *Store) current(ctx context.Context, key string, p storage.Preconditions
 	if !ok {
 		return nil, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: rev}
 	}
-	if err := check(key, p, it.object()); err != nil {
+	if err := p.Check(key, it.object()); err != nil {
 		return nil, err
 	}
 	return it, nil
@@ -300,19 +300,6 @@ func (s *Store) waitFor(ctx context.Context, key string, rev uint64) error {
 		cur := s.rev.Load()
 		return &storage.Error{Err: storage.ErrTooLarge, Key: key, Revision: cur,
 			Msg: fmt.Sprintf("Too large resource version: %d, current: %d", rev, cur)}
-	}
-	return nil
-}
-
-// check tests preconditions, with kube-apiserver's messages.
-func check(key string, p storage.Preconditions, cur storage.Object) error {
-	if p.UID != "" && p.UID != cur.UID {
-		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
-			Msg: fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", p.UID, cur.UID)}
-	}
-	if p.Revision != 0 && p.Revision != cur.Revision {
-		return &storage.Error{Err: storage.ErrConflict, Key: key, Revision: cur.Revision,
-			Msg: fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", p.Revision, cur.Revision)}
 	}
 	return nil
 }
