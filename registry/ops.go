@@ -424,13 +424,7 @@ func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o
 }
 
 func checkPreconditions(res *Resource, name string, p storage.Preconditions, cur storage.Object) error {
-	if p.UID != "" && p.UID != cur.UID {
-		return errConflict(res, name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", p.UID, cur.UID))
-	}
-	if p.Revision != 0 && p.Revision != cur.Revision {
-		return errConflict(res, name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", p.Revision, cur.Revision))
-	}
-	return nil
+	return toStatusOrNil(p.Check(cur.Key, cur), res, name)
 }
 
 // markDeleting sets deletionTimestamp on an object with finalizers (once).
