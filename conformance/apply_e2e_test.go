@@ -636,7 +636,7 @@ func TestApplyListMapOwnership(t *testing.T) {
 // one entry. A resource without a schema answers 415.
 func TestWidgetStrategicMergePatch(t *testing.T) {
 	t.Parallel()
-	reg, err := server.New(server.Options{})
+	reg, err := server.New(withStorage(t, server.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

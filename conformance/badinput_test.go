@@ -9,6 +9,8 @@ import (
 
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/etcd3"
 	"github.com/kapi-dev/kapi/storage/memory"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,7 +114,12 @@ func TestDryRun(t *testing.T) {
 // error, or one ERROR event on a watch); a revision the store has not
 // reached is 504 with cause ResourceVersionTooLarge and Retry-After.
 func TestExpiredAndTooLarge(t *testing.T) {
-	store := memory.New(memory.Options{Wait: 100 * time.Millisecond})
+	// The test compacts its store, and etcd compaction is global to the
+	// cluster: on etcd3 it gets an etcd of its own.
+	var store storage.Interface = memory.New(memory.Options{Wait: 100 * time.Millisecond})
+	if onEtcd3() {
+		store = newEtcdStore(t, ownEtcd(t), etcd3.Options{Wait: 100 * time.Millisecond})
+	}
 	reg, err := server.New(server.Options{Storage: store})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +181,7 @@ func TestExpiredAndTooLarge(t *testing.T) {
 // dynamic and REST clients; a panicking hook answers 500 for that request
 // only.
 func TestStrategyHooksAndPanics(t *testing.T) {
-	reg, err := server.New(server.Options{})
+	reg, err := server.New(withStorage(t, server.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

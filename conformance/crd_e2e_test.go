@@ -76,7 +76,7 @@ func TestCronJobCRD(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadCRDs: %v", err)
 	}
-	reg, err := server.New(server.Options{CRDs: crds})
+	reg, err := server.New(withStorage(t, server.Options{CRDs: crds}))
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}

@@ -38,7 +38,8 @@ type env struct {
 	dyn dynamic.Interface
 }
 
-// newEnv starts a fresh example server (empty in-memory store) for one test.
+// newEnv starts a fresh example server (empty store, see withStorage) for
+// one test.
 // It is closed when the test ends.
 func newEnv(t *testing.T) *env {
 	t.Helper()

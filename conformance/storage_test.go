@@ -1,0 +1,162 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+
+	"github.com/kapi-dev/kapi/examples/apiserver/server"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/etcd3"
+)
+
+// storageEnv selects the storage backend the tests run the example server
+// on: "memory" (the default, also when unset) or "etcd3" (one embedded
+// etcd per test process, each test's store under its own key prefix).
+const storageEnv = "KAPI_CONFORMANCE_STORAGE"
+
+// backend is the value of storageEnv, checked by TestMain.
+var backend = os.Getenv(storageEnv)
+
+func TestMain(m *testing.M) {
+	switch backend {
+	case "", "memory", "etcd3":
+	default:
+		fmt.Fprintf(os.Stderr, "%s=%q: want memory or etcd3\n", storageEnv, backend)
+		os.Exit(2)
+	}
+	code := m.Run()
+	if shared.srv != nil {
+		shared.srv.close()
+	}
+	os.Exit(code)
+}
+
+// onEtcd3 reports whether the tests run on the etcd3 backend.
+func onEtcd3() bool { return backend == "etcd3" }
+
+// withStorage returns opts with Storage set to a fresh, empty store of the
+// selected backend, closed when the test ends (nil, which the example server
+// reads as a fresh in-memory store, on the memory backend).
+func withStorage(t *testing.T, opts server.Options) server.Options {
+	t.Helper()
+	if opts.Storage == nil && onEtcd3() {
+		opts.Storage = newEtcdStore(t, sharedEtcd(t), etcd3.Options{})
+	}
+	return opts
+}
+
+// shared is the embedded etcd the tests of this process share, started by
+// the first test that needs it.
+var shared struct {
+	once sync.Once
+	srv  *etcdServer
+	err  error
+}
+
+func sharedEtcd(t *testing.T) *etcdServer {
+	t.Helper()
+	shared.once.Do(func() { shared.srv, shared.err = startEtcd() })
+	if shared.err != nil {
+		t.Fatalf("embedded etcd: %v", shared.err)
+	}
+	return shared.srv
+}
+
+// ownEtcd starts an embedded etcd for this test alone, for tests whose
+// assertions need a revision sequence nothing else writes to (compaction
+// is global to an etcd cluster). It is closed when the test ends.
+func ownEtcd(t *testing.T) *etcdServer {
+	t.Helper()
+	srv, err := startEtcd()
+	if err != nil {
+		t.Fatalf("embedded etcd: %v", err)
+	}
+	t.Cleanup(srv.close)
+	return srv
+}
+
+// prefixes numbers the key prefixes of the stores on the shared etcd.
+var prefixes atomic.Int64
+
+// newEtcdStore returns an etcd3 store with a key prefix of its own on srv,
+// closed when the test ends.
+func newEtcdStore(t *testing.T, srv *etcdServer, opts etcd3.Options) storage.Interface {
+	t.Helper()
+	opts.Client = srv.client
+	opts.Prefix = fmt.Sprintf("/conformance/%d", prefixes.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	s, err := etcd3.New(ctx, opts)
+	if err != nil {
+		t.Fatalf("etcd3.New: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// etcdServer is a single-member embedded etcd and a client of it.
+type etcdServer struct {
+	etcd   *embed.Etcd
+	client *clientv3.Client
+	dir    string
+}
+
+func (s *etcdServer) close() {
+	_ = s.client.Close()
+	s.etcd.Close()
+	_ = os.RemoveAll(s.dir)
+}
+
+// startEtcd starts a single-member etcd in a temporary directory, listening
+// on free ports of 127.0.0.1 only, with its logs off.
+func startEtcd() (*etcdServer, error) {
+	dir, err := os.MkdirTemp("", "kapi-conformance-etcd-")
+	if err != nil {
+		return nil, err
+	}
+	local := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.ListenClientUrls = []url.URL{local}
+	cfg.AdvertiseClientUrls = []url.URL{local}
+	cfg.ListenPeerUrls = []url.URL{local}
+	cfg.AdvertisePeerUrls = []url.URL{local}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.LogLevel = "error"
+	cfg.LogOutputs = []string{os.DevNull}
+	cfg.UnsafeNoFsync = true // a test's data need not survive a crash
+	cfg.EnableGRPCGateway = false
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(waitTimeout):
+		e.Close()
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("not ready after %s", waitTimeout)
+	}
+	c, err := clientv3.New(clientv3.Config{
+		Endpoints:   []string{e.Clients[0].Addr().String()},
+		DialTimeout: 5 * time.Second,
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		e.Close()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return &etcdServer{etcd: e, client: c, dir: dir}, nil
+}
