@@ -70,7 +70,10 @@
 // the committed descriptors.binpb by `make proto`; building needs no protoc.
 // The .proto files keep Kubernetes' file paths, so a user's own .proto that
 // imports "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" resolves
-// against Files.
+// against Files. kapi's core/v1 file holds only Namespace and ConfigMap: a
+// user who needs other core/v1 messages compiles k8s.io/api's whole
+// core/v1 generated.proto against a registry made of Files without
+// "k8s.io/api/core/v1/generated.proto" (same path, same names).
 //
 // Everything here is safe for concurrent use.
 package protobuf
