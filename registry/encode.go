@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
@@ -279,11 +281,11 @@ func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, n in
 	return append(dst, "]}"...)
 }
 
-// encodeValue encodes a value that is not a stored object (a Status, a
-// Scale, a Table, a discovery document) in format f. tm names it in a
-// protobuf envelope; only values with a kapi protobuf message (Status) can
-// take that format.
-func encodeValue(f format, tm protobuf.TypeMeta, v any) ([]byte, error) {
+// valueItem encodes a value that is not a stored object (a Status, a
+// Scale, a Table, a bookmark, a discovery document) in format f, without
+// envelope or tag; md is its protobuf message (nil: it has none, and
+// protobuf is an error).
+func valueItem(f format, md protoreflect.MessageDescriptor, v any) ([]byte, error) {
 	j, err := json.Marshal(v)
 	if err != nil || f == jsonFormat {
 		return j, err
@@ -295,21 +297,23 @@ func encodeValue(f format, tm protobuf.TypeMeta, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch f {
-	case cborFormat:
-		return cbor.Marshal(m)
-	case protobufFormat:
-		md := protobuf.Status
-		if tm.Kind != "Status" {
-			return nil, fmt.Errorf("%s has no protobuf form", tm.Kind)
-		}
-		raw, err := protobuf.Marshal(md, m)
-		if err != nil {
-			return nil, err
-		}
-		return protobuf.AppendEnvelope(nil, tm, raw), nil
+	switch {
+	case f == cborFormat:
+		return cbor.AppendValue(nil, map[string]any(m))
+	case f == protobufFormat && md != nil:
+		return protobuf.Marshal(md, m)
 	}
-	return nil, fmt.Errorf("unknown format %d", f)
+	return nil, fmt.Errorf("this value has no %s form", f)
+}
+
+// encodeValue is valueItem as a whole response body, named tm in a
+// protobuf envelope.
+func encodeValue(f format, tm protobuf.TypeMeta, md protoreflect.MessageDescriptor, v any) ([]byte, error) {
+	b, err := valueItem(f, md, v)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(target{format: f}, tm, b), nil
 }
 
 // writeValue answers with a value in the format the client prefers among
@@ -320,7 +324,7 @@ func (r *Registry) writeValue(w http.ResponseWriter, req *http.Request, code int
 		r.writeError(w, req, err)
 		return
 	}
-	b, err := encodeValue(t.format, protobuf.TypeMeta{}, v)
+	b, err := encodeValue(t.format, protobuf.TypeMeta{}, nil, v)
 	if err != nil {
 		r.writeError(w, req, errInternal(err))
 		return
@@ -333,6 +337,8 @@ func (r *Registry) writeError(w http.ResponseWriter, req *http.Request, err erro
 	writeStatus(w, req, toStatus(err, nil, ""))
 }
 
+var statusTypeMeta = protobuf.TypeMeta{APIVersion: "v1", Kind: "Status"}
+
 // writeStatus writes a Status response, in the format the client accepts
 // (JSON when it accepts none).
 func writeStatus(w http.ResponseWriter, req *http.Request, err *StatusError) {
@@ -344,7 +350,7 @@ func writeStatus(w http.ResponseWriter, req *http.Request, err *StatusError) {
 	if s.Code == http.StatusNotAcceptable {
 		f = jsonFormat
 	}
-	b, e := encodeValue(f, protobuf.TypeMeta{APIVersion: "v1", Kind: "Status"}, s)
+	b, e := encodeValue(f, statusTypeMeta, protobuf.Status, s)
 	if e != nil {
 		f, b = jsonFormat, mustJSON(s)
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -231,7 +230,7 @@ func (r *Registry) writeTable(w http.ResponseWriter, req *http.Request, code int
 		r.writeError(w, req, err)
 		return
 	}
-	b, err := encodeValue(t.format, protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "Table"}, tb)
+	b, err := encodeValue(t.format, tableTypeMeta(t), nil, tb)
 	if err != nil {
 		r.writeError(w, req, errInternal(err))
 		return

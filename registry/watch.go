@@ -1,12 +1,13 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
@@ -168,7 +169,7 @@ func (s *eventWriter) write(ev watch.Event) bool {
 			return false
 		}
 		s.headers = false
-		return s.writeValue(ev.Type, tableTypeMeta(s.t), tb)
+		return s.writeValue(ev.Type, tableTypeMeta(s.t), nil, tb)
 	}
 	k := memoKey(ev.Revision, eventMemo, s.t, ev.Type)
 	if v, ok := o.Memo.Load(k); ok {
@@ -212,23 +213,11 @@ func frameEvent(dst []byte, f format, typ watch.EventType, tm protobuf.TypeMeta,
 }
 
 // writeValue writes an event whose object is a value built for this stream
-// (a bookmark, a Table, a Status).
-func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, v any) bool {
-	b, err := encodeValue(s.t.format, tm, v)
-	if err != nil && s.t.format == protobufFormat && tm.Kind != "Status" {
-		b, err = s.protobufValue(tm, v)
-	}
+// (a bookmark, a Table, a Status); md is its protobuf message.
+func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, md protoreflect.MessageDescriptor, v any) bool {
+	b, err := valueItem(s.t.format, md, v)
 	if err != nil {
 		return false
-	}
-	if s.t.format == protobufFormat { // encodeValue wrapped it in an envelope
-		_, raw, err := protobuf.DecodeEnvelope(b)
-		if err != nil {
-			return false
-		}
-		b = raw
-	} else if s.t.format == cborFormat {
-		b = bytes.TrimPrefix(b, []byte(cbor.SelfDescribed))
 	}
 	frame, err := frameEvent(nil, s.t.format, typ, tm, b)
 	if err != nil {
@@ -236,24 +225,6 @@ func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, v an
 	}
 	_, err = s.w.Write(frame)
 	return err == nil
-}
-
-// protobufValue encodes a bookmark object in the resource's message (or as
-// PartialObjectMetadata), enveloped like encodeValue's results.
-func (s *eventWriter) protobufValue(tm protobuf.TypeMeta, v any) ([]byte, error) {
-	m, err := decodeObject(mustJSON(v))
-	if err != nil {
-		return nil, err
-	}
-	md := s.res.Protobuf
-	if s.t.view == partialView {
-		md = protobuf.PartialObjectMetadata
-	}
-	raw, err := protobuf.Marshal(md, m)
-	if err != nil {
-		return nil, err
-	}
-	return protobuf.AppendEnvelope(nil, tm, raw), nil
 }
 
 // writeBookmark sends a BOOKMARK whose object carries only the revision
@@ -266,14 +237,18 @@ func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 	}
 	tm := s.t.typeMeta(s.res, false)
 	var obj any = map[string]any{"kind": tm.Kind, "apiVersion": tm.APIVersion, "metadata": meta}
-	if s.t.view == tableView {
-		tm = tableTypeMeta(s.t)
+	md := s.res.Protobuf
+	switch s.t.view {
+	case partialView:
+		md = protobuf.PartialObjectMetadata
+	case tableView:
+		tm, md = tableTypeMeta(s.t), nil
 		obj = &table{Kind: tm.Kind, APIVersion: tm.APIVersion, Metadata: map[string]any{"resourceVersion": rv.Format(rev)}, Rows: []tableRow{}}
 	}
-	return s.writeValue(watch.Bookmark, tm, obj)
+	return s.writeValue(watch.Bookmark, tm, md, obj)
 }
 
 // writeError sends an ERROR event carrying a Status.
 func (s *eventWriter) writeError(se *StatusError) {
-	s.writeValue(watch.Error, protobuf.TypeMeta{APIVersion: "v1", Kind: "Status"}, se.Status)
+	s.writeValue(watch.Error, statusTypeMeta, protobuf.Status, se.Status)
 }
