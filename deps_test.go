@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"codec":               {},
 	"codec/protobuf":      {},
 	"codec/cbor":          {},
-	"schema":              {},
+	"schema":              {"internal/validation"},
 	"patch":               {"codec", "schema"},
 	"internal/validation": {},
 	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation"},
