@@ -15,6 +15,12 @@ var (
 	ErrTooLarge = errors.New("storage: too large resource version")
 	// ErrInvalid: the request itself is malformed (bad key or token).
 	ErrInvalid = errors.New("storage: invalid request")
+	// ErrUnavailable: the backend could not be reached or did not answer
+	// in time, and nothing was changed: retrying is safe.
+	ErrUnavailable = errors.New("storage: unavailable")
+	// ErrTimeout: a write was sent but the backend did not confirm it in
+	// time; it may or may not have happened.
+	ErrTimeout = errors.New("storage: timeout")
 )
 
 // Error is a storage error with the key it concerns.

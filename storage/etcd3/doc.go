@@ -21,6 +21,18 @@
 //   - Compact is etcd's compaction (which is global to the cluster), and
 //     a compacted revision is ErrExpired.
 //
+// Replicas: any number of Stores, in one process or many, may serve the
+// same Prefix of one etcd cluster; they share etcd's revision, so clients
+// see one resourceVersion sequence whichever replica they talk to. Give
+// them the same continue-token secret (SharedTokens keeps one in etcd).
+//
+// Faults: every call to etcd is bounded by Options.Timeout and the
+// caller's ctx. When etcd is down or has no leader, reads fail with
+// storage.ErrUnavailable (nothing changed) and writes with
+// storage.ErrTimeout (outcome unknown), which the registry answers as 503
+// and 504; watches wait for etcd and resume from their last revision
+// (ErrExpired if it was compacted meanwhile).
+//
 // The Store keeps no state besides its options, so nothing is cached:
 // every read is a round trip to etcd, and objects carry a fresh
 // storage.Memo each time they are read. Put a watch cache in front of it

@@ -28,6 +28,8 @@ import (
 
 // List reads the keys under prefix.
 func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	start, m, rev := prefix, opts.Match, opts.Revision
 	var offset int64
 	var tok rv.Token

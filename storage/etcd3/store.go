@@ -23,6 +23,7 @@ const (
 	DefaultWait        = 3 * time.Second
 	DefaultWatchBuffer = 256
 	DefaultPageSize    = 1000
+	DefaultTimeout     = 10 * time.Second
 )
 
 // maxPage bounds the batches a filtered list or the initial events of a
@@ -56,6 +57,12 @@ type Options struct {
 	// PageSize is how many keys the initial events of a watch read from
 	// etcd at once (default 1000).
 	PageSize int64
+	// Timeout bounds every call to etcd (default 10s; the request's ctx
+	// bounds it too): when etcd is down or has no leader, a read fails
+	// with storage.ErrUnavailable and a write with storage.ErrTimeout
+	// instead of waiting for etcd to come back. Watches are not bound:
+	// they resume from their last revision once etcd answers again.
+	Timeout time.Duration
 }
 
 // Store is a storage.Interface on etcd v3. All methods are safe for
@@ -100,6 +107,9 @@ func New(ctx context.Context, opts Options) (*Store, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = DefaultPageSize
 	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
 	s := &Store{
 		c:      opts.Client,
 		prefix: strings.TrimSuffix(opts.Prefix, "/"),
@@ -121,6 +131,8 @@ func (s *Store) Close() {
 
 // Revision returns etcd's current revision (a linearizable read).
 func (s *Store) Revision(ctx context.Context) (uint64, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	// Any key will do: a count-only read of one key returns the header.
 	resp, err := s.c.Get(ctx, s.prefix+"/", clientv3.WithCountOnly())
 	if err != nil {
@@ -134,13 +146,15 @@ func (s *Store) Create(ctx context.Context, obj storage.Object) (storage.Object,
 	if obj.Key == "" {
 		return storage.Object{}, storage.NewError(storage.ErrInvalid, "", "empty key")
 	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	k := s.prefix + obj.Key
 	resp, err := s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
 		Then(clientv3.OpPut(k, string(encode(obj)))).
 		Commit()
 	if err != nil {
-		return storage.Object{}, s.failed(ctx, "create", obj.Key, err)
+		return storage.Object{}, s.writeFailed(ctx, "create", obj.Key, err)
 	}
 	if !resp.Succeeded {
 		return storage.Object{}, &storage.Error{Err: storage.ErrExists, Key: obj.Key, Revision: uint64(resp.Header.Revision)}
@@ -155,6 +169,8 @@ func (s *Store) Create(ctx context.Context, obj storage.Object) (storage.Object,
 // client talks to, possibly behind), NotOlderThan a linearizable read
 // after waiting for the revision, Exact a read at that revision.
 func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (storage.Object, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	resp, err := s.read(ctx, key, s.prefix+key, opts.Match, opts.Revision, true)
 	if err != nil {
 		return storage.Object{}, err
@@ -176,6 +192,8 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 // the current state is returned and no event is sent, as kube-apiserver
 // does for no-op updates.
 func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, fn storage.UpdateFunc) (storage.Object, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	k := s.prefix + key
 	resp, err := s.c.Get(ctx, k)
 	if err != nil {
@@ -202,7 +220,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
-			return storage.Object{}, s.failed(ctx, "update", key, err)
+			return storage.Object{}, s.writeFailed(ctx, "update", key, err)
 		}
 		if txn.Succeeded {
 			next.Revision = uint64(txn.Header.Revision)
@@ -217,6 +235,8 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 // state the preconditions and opts.Validate were checked on, retrying on
 // a newer state, and returns that last state.
 func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (storage.Object, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	k := s.prefix + key
 	resp, err := s.c.Get(ctx, k)
 	if err != nil {
@@ -239,7 +259,7 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
-			return storage.Object{}, s.failed(ctx, "delete", key, err)
+			return storage.Object{}, s.writeFailed(ctx, "delete", key, err)
 		}
 		if txn.Succeeded {
 			return cur, nil
@@ -256,7 +276,9 @@ func (s *Store) Compact(ctx context.Context, rev uint64) error {
 	if rev == 0 {
 		return nil
 	}
-	_, err := s.c.Compact(ctx, int64(rev))
+	cctx, cancel := s.bound(ctx)
+	defer cancel()
+	_, err := s.c.Compact(cctx, int64(rev))
 	switch {
 	case errors.Is(err, rpctypes.ErrCompacted):
 		return nil
@@ -265,7 +287,7 @@ func (s *Store) Compact(ctx context.Context, rev uint64) error {
 		return &storage.Error{Err: storage.ErrTooLarge, Revision: cur,
 			Msg: fmt.Sprintf("cannot compact at %d: the current revision is %d", rev, cur)}
 	case err != nil:
-		return s.failed(ctx, "compact", "", err)
+		return s.writeFailed(cctx, "compact", "", err)
 	}
 	return nil
 }
@@ -357,51 +379,4 @@ func (s *Store) waitFor(ctx context.Context, key string, rev uint64) error {
 		}
 		t.Reset(delay)
 	}
-}
-
-// tooLarge is the error for a revision etcd has not reached.
-func (s *Store) tooLarge(ctx context.Context, key string, rev uint64) error {
-	cur := s.revisionNow(ctx)
-	return &storage.Error{Err: storage.ErrTooLarge, Key: key, Revision: cur,
-		Msg: fmt.Sprintf("Too large resource version: %d, current: %d", rev, cur)}
-}
-
-// expired is the error for a read at a compacted revision.
-func (s *Store) expired(ctx context.Context, key string, rev uint64) *storage.Error {
-	cur := s.revisionNow(ctx)
-	return &storage.Error{Err: storage.ErrExpired, Key: key, Revision: cur,
-		Msg: fmt.Sprintf("too old resource version: %d", rev)}
-}
-
-// revisionNow is etcd's revision for an error's detail, or 0 if etcd
-// does not say within a second (ctx may be done already).
-func (s *Store) revisionNow(ctx context.Context) uint64 {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-	defer cancel()
-	cur, _ := s.Revision(rctx)
-	return cur
-}
-
-// failed wraps an error of the etcd client. Errors of a cancelled or
-// expired ctx are the ctx's own, so errors.Is(err, context.Canceled)
-// holds.
-func (s *Store) failed(ctx context.Context, op, key string, err error) error {
-	if ctx.Err() != nil {
-		err = ctx.Err()
-	}
-	if key == "" {
-		return fmt.Errorf("etcd3: %s: %w", op, err)
-	}
-	return fmt.Errorf("etcd3: %s %s: %w", op, key, err)
-}
-
-// readErr maps the error of a read at rev.
-func (s *Store) readErr(ctx context.Context, key string, rev uint64, err error) error {
-	switch {
-	case errors.Is(err, rpctypes.ErrCompacted):
-		return s.expired(ctx, key, rev)
-	case errors.Is(err, rpctypes.ErrFutureRev):
-		return s.tooLarge(ctx, key, rev)
-	}
-	return s.failed(ctx, "read", key, err)
 }

@@ -37,6 +37,12 @@ import (
 // after the last one it consumed. A consumer that is slower than the
 // writers for good ends with ErrExpired once etcd compacts past it.
 //
+// Faults: the etcd client itself resumes a watch whose connection broke.
+// When etcd ends it instead (no leader, server stopped) or the client
+// gives up, the watch starts again from the revision after the last one
+// it consumed, after a growing pause (see follower.resume): no gap, no
+// duplicate, and ErrExpired if that revision was compacted meanwhile.
+//
 // Bookmarks: on each Options.BookmarkInterval (with WatchOptions.Bookmarks)
 // or RequestBookmark, the goroutine asks etcd for a progress notification,
 // whose revision says every event up to it was sent; the BOOKMARK carries
@@ -77,26 +83,28 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 		w.key, w.end = s.rangeOf(key)
 	}
 	var first *clientv3.GetResponse
+	sctx, cancel := s.bound(ctx) // only the start is bound
+	defer cancel()
 	switch {
 	case opts.Initial:
 		if opts.Revision != 0 {
-			if _, err := s.read(ctx, key, s.prefix+"/", rv.NotOlderThan, opts.Revision, true, clientv3.WithCountOnly()); err != nil {
+			if _, err := s.read(sctx, key, s.prefix+"/", rv.NotOlderThan, opts.Revision, true, clientv3.WithCountOnly()); err != nil {
 				return nil, err
 			}
 		}
-		resp, err := s.c.Get(ctx, w.key, w.pageOps(0)...)
+		resp, err := s.c.Get(sctx, w.key, w.pageOps(0)...)
 		if err != nil {
-			return nil, s.failed(ctx, "watch", key, err)
+			return nil, s.failed(sctx, "watch", key, err)
 		}
 		first, w.from = resp, uint64(resp.Header.Revision)
 	case opts.Revision != 0:
 		// A read at the revision tells whether it is compacted or future.
-		if _, err := s.read(ctx, key, s.prefix+"/", rv.Exact, opts.Revision, true, clientv3.WithCountOnly()); err != nil {
+		if _, err := s.read(sctx, key, s.prefix+"/", rv.Exact, opts.Revision, true, clientv3.WithCountOnly()); err != nil {
 			return nil, err
 		}
 		w.from = opts.Revision
 	default:
-		rev, err := s.Revision(ctx)
+		rev, err := s.Revision(sctx)
 		if err != nil {
 			return nil, err
 		}
@@ -212,14 +220,18 @@ func (w *watcher) initial(ctx context.Context, resp *clientv3.GetResponse) error
 			return nil
 		}
 		next := string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+		pctx, cancel := w.s.bound(ctx)
 		var err error
-		resp, err = w.s.c.Get(ctx, next, w.pageOps(w.from)...)
+		resp, err = w.s.c.Get(pctx, next, w.pageOps(w.from)...)
 		if err != nil {
+			err = w.s.readErr(pctx, w.name, w.from, err)
+			cancel()
 			if err := w.ended(ctx); err != nil {
 				return err
 			}
-			return w.fail(ctx, w.s.readErr(ctx, w.name, w.from, err))
+			return w.fail(ctx, err)
 		}
+		cancel()
 	}
 }
 
@@ -242,6 +254,34 @@ type follower struct {
 	last    uint64 // the last revision consumed (delivered or filtered out)
 	tick    <-chan time.Time
 	pending <-chan time.Time // a bookmark waits for progress until then
+	retry   time.Duration    // the wait before the next resume; 0 after an answer
+}
+
+// Bounds of the wait before a watch that etcd ended resumes.
+const (
+	minRetry = 50 * time.Millisecond
+	maxRetry = 2 * time.Second
+)
+
+// resume waits a little (longer each time etcd ends the watch without
+// an answer in between) and returns nil, so that the watch starts again
+// from f.last+1: etcd restarted, or lost its leader, and the stream goes
+// on from etcd's history without a gap or a duplicate (or ends with
+// ErrExpired if that history was compacted meanwhile).
+func (f *follower) resume(ctx context.Context) error {
+	f.retry = min(max(2*f.retry, minRetry), maxRetry)
+	t := time.NewTimer(f.retry)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-f.w.stop:
+		return errStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-f.w.s.done:
+		return ErrClosed
+	}
 }
 
 // follow runs one etcd watch from f.last+1. It returns nil when the
@@ -266,14 +306,18 @@ func (f *follower) follow(ctx context.Context) error {
 				if err := w.ended(ctx); err != nil {
 					return err
 				}
-				return w.fail(ctx, errors.New("etcd3: the etcd watch ended"))
+				return f.resume(ctx) // the client gave up without saying why
 			}
 			if resp.CompactRevision != 0 {
 				return w.fail(ctx, w.s.expired(ctx, w.name, f.last))
 			}
 			if err := resp.Err(); err != nil {
+				if unavailable(err) { // no leader, server stopped, …
+					return f.resume(ctx)
+				}
 				return w.fail(ctx, w.s.failed(ctx, "watch", w.name, err))
 			}
+			f.retry = 0
 			if resp.IsProgressNotify() {
 				f.last = max(f.last, uint64(resp.Header.Revision))
 				if f.pending != nil {
@@ -333,6 +377,9 @@ func (f *follower) requestProgress(ctx context.Context) {
 	if f.pending == nil {
 		f.pending = time.After(progressWait)
 	}
+	// The client blocks until it is connected: bound the wait.
+	ctx, cancel := context.WithTimeout(ctx, progressWait)
+	defer cancel()
 	_ = f.w.s.c.RequestProgress(ctx) // on failure the deadline sends the bookmark
 }
 

@@ -1,0 +1,109 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// Watch streams the changes to key (or, with opts.Recursive, to the keys
+// under it) that match opts.Predicate, from the cache's log: each
+// watcher reads the log through its own cursor and goroutine, so the
+// feeder publishes in O(1) whatever the number of watchers, a slow
+// watcher never blocks it or the others, and one that falls behind the
+// retained history ends with watch.ErrTooSlow (see watch.Broadcaster).
+//
+// With opts.Revision N > 0 the stream replays the changes after N from
+// the log (ErrExpired if N is older than the cache's history, even if
+// the backend still has it: kube's watch cache answers the same), after
+// waiting for the cache to reach N (ErrTooLarge if the backend has not).
+// With N = 0 it starts at the backend's current revision, once the cache
+// has reached it. With opts.Initial the cache's state at the start
+// revision comes first as ADDED events, and opts.InitialEnd then sends
+// the initial-events-end bookmark at that revision.
+//
+// Keys outside Options.Prefix, and watches the cache cannot start within
+// Options.Wait (while it re-lists, or lags the backend), are the
+// backend's. The result is a *watch.Watcher otherwise: Err tells why it
+// ended, and RequestBookmark asks for a bookmark now.
+func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions) (watch.Interface, error) {
+	if !c.holds(key) {
+		return c.backend.Watch(ctx, key, opts)
+	}
+	m := rv.NotOlderThan
+	if opts.Revision == 0 {
+		m = rv.MostRecent
+	}
+	ok, err := c.need(ctx, key, m, opts.Revision)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return c.backend.Watch(ctx, key, opts)
+	}
+	wo := watch.WatcherOptions{
+		Match:            matcher(key, opts.Recursive, opts.Predicate),
+		InitialEventsEnd: opts.InitialEnd,
+		Bookmarks:        opts.Bookmarks,
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	from := opts.Revision
+	if opts.Initial || from == 0 {
+		from = c.log.Revision()
+	}
+	if opts.Initial {
+		wo.Start = c.initial(key, opts.Recursive)
+	}
+	w, err := c.log.Watch(ctx, from, wo)
+	if errors.Is(err, watch.ErrGone) {
+		return nil, c.expired(key, from, c.log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// initial returns the current state under key as Added changes. Callers
+// hold mu, so the state and the log position agree.
+func (c *Cache) initial(key string, recursive bool) func(yield func(watch.Change) bool) {
+	if !recursive {
+		it, ok := c.tree.Get(&item{key: key})
+		return func(yield func(watch.Change) bool) {
+			if ok {
+				yield(added(it))
+			}
+		}
+	}
+	t := c.cloneTree()
+	return func(yield func(watch.Change) bool) {
+		t.AscendGreaterOrEqual(&item{key: key}, func(it *item) bool {
+			return strings.HasPrefix(it.key, key) && yield(added(it))
+		})
+	}
+}
+
+func added(it *item) watch.Change {
+	return watch.Change{Type: watch.Added, Revision: it.object().Revision, Object: it.obj}
+}
+
+// matcher composes the key match and the predicate into a watch filter.
+func matcher(key string, recursive bool, p storage.Predicate) func(any) bool {
+	all := p.Empty()
+	return func(o any) bool {
+		obj := o.(storage.Object)
+		if recursive {
+			if !strings.HasPrefix(obj.Key, key) {
+				return false
+			}
+		} else if obj.Key != key {
+			return false
+		}
+		return all || p.Matches(obj)
+	}
+}
