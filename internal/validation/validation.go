@@ -238,6 +238,9 @@ const (
 	TypeForbidden    = "FieldValueForbidden"
 	TypeTooLong      = "FieldValueTooLong"
 	TypeTooMany      = "FieldValueTooMany"
+	TypeTooFew       = "FieldValueTooFew"
+	TypeTypeInvalid  = "FieldValueTypeInvalid"
+	TypeTooShort     = "FieldValueTooShort"
 	TypeInternal     = "InternalError"
 )
 
@@ -250,6 +253,9 @@ var typeText = map[string]string{
 	TypeForbidden:    "Forbidden",
 	TypeTooLong:      "Too long",
 	TypeTooMany:      "Too many",
+	TypeTooFew:       "Too few",
+	TypeTypeInvalid:  "Invalid value",
+	TypeTooShort:     "Too short",
 	TypeInternal:     "Internal error",
 }
 
@@ -272,9 +278,9 @@ func (e Error) Error() string { return e.Field + ": " + e.ErrorBody() }
 func (e Error) ErrorBody() string {
 	var s string
 	switch e.Type {
-	case TypeRequired, TypeForbidden, TypeTooLong, TypeInternal:
+	case TypeRequired, TypeForbidden, TypeTooLong, TypeTooShort, TypeInternal:
 		s = typeText[e.Type]
-	case TypeInvalid, TypeNotSupported, TypeNotFound, TypeDuplicate, TypeTooMany:
+	case TypeInvalid, TypeTypeInvalid, TypeNotSupported, TypeNotFound, TypeDuplicate, TypeTooMany, TypeTooFew:
 		s = typeText[e.Type] + ": " + formatValue(e.Value)
 	default:
 		s = "Internal error: unhandled error code: " + e.Type + ": please report this"
