@@ -1,0 +1,212 @@
+package compare
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/etcd3"
+	"github.com/kapi-dev/kapi/storage/memory"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// kapiPeer drives a kapi storage.Interface the way kapi's registry does
+// for a Go caller (registry.Client): the object is encoded to JSON once on
+// the way in (stored without its resourceVersion, with its labels and
+// name/namespace fields beside it), and every object handed back is the
+// stored JSON decoded with encoding/json, resourceVersion set from the
+// revision.
+type kapiPeer struct {
+	s     storage.Interface
+	close func()
+	// getMatch is the revision rule of Get: rv.MostRecent (a consistent
+	// read), or rv.Any for a cache (the cacher column's resourceVersion=0).
+	getMatch rv.Match
+}
+
+const kapiPrefix = "/example.com/widgets/"
+
+func kapiKey(ns, name string) string { return kapiPrefix + ns + "/" + name }
+
+// KapiMemory is kapi's in-memory MVCC store.
+func KapiMemory() PeerInfo {
+	return PeerInfo{
+		Name: "kapi memory",
+		What: "storage/memory; JSON encode in, encoding/json decode of every object out",
+		Start: func(context.Context, *Etcd) (Peer, error) {
+			return &kapiPeer{s: memory.New(memory.Options{}), close: func() {}, getMatch: rv.MostRecent}, nil
+		},
+	}
+}
+
+var etcdPrefixes atomic.Int64
+
+// KapiEtcd3 is kapi's etcd3 backend on the shared embedded etcd.
+func KapiEtcd3() PeerInfo {
+	return PeerInfo{
+		Name:      "kapi etcd3",
+		What:      "storage/etcd3 on the embedded etcd; same encode/decode as kapi memory",
+		NeedsEtcd: true,
+		Start: func(ctx context.Context, e *Etcd) (Peer, error) {
+			s, err := etcd3.New(ctx, etcd3.Options{Client: e.Client, Prefix: fmt.Sprintf("/kapi-bench/%d", etcdPrefixes.Add(1))})
+			if err != nil {
+				return nil, err
+			}
+			return &kapiPeer{s: s, close: s.Close, getMatch: rv.MostRecent}, nil
+		},
+	}
+}
+
+func (p *kapiPeer) Close() { p.close() }
+
+func toStored(u *unstructured.Unstructured) (storage.Object, error) {
+	m := u.Object
+	if md, ok := m["metadata"].(map[string]any); ok {
+		if _, has := md["resourceVersion"]; has {
+			// The store keeps objects without their resourceVersion.
+			md2 := make(map[string]any, len(md))
+			for k, v := range md {
+				if k != "resourceVersion" {
+					md2[k] = v
+				}
+			}
+			m2 := make(map[string]any, len(m))
+			for k, v := range m {
+				m2[k] = v
+			}
+			m2["metadata"] = md2
+			m = m2
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return storage.Object{}, err
+	}
+	return storage.Object{
+		Key:    kapiKey(u.GetNamespace(), u.GetName()),
+		Value:  b,
+		UID:    string(u.GetUID()),
+		Labels: u.GetLabels(),
+		Fields: map[string]string{"metadata.name": u.GetName(), "metadata.namespace": u.GetNamespace()},
+	}, nil
+}
+
+func fromStored(o storage.Object, rev uint64, into *unstructured.Unstructured) error {
+	var m map[string]any
+	if err := json.Unmarshal(o.Value, &m); err != nil {
+		return err
+	}
+	into.Object = m
+	into.SetResourceVersion(strconv.FormatUint(rev, 10))
+	return nil
+}
+
+func (p *kapiPeer) Create(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	o, err := toStored(u)
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.s.Create(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	res := &unstructured.Unstructured{}
+	return res, fromStored(out, out.Revision, res)
+}
+
+func (p *kapiPeer) Get(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
+	o, err := p.s.Get(ctx, kapiKey(ns, name), storage.GetOptions{Match: p.getMatch})
+	if err != nil {
+		return nil, err
+	}
+	res := &unstructured.Unstructured{}
+	return res, fromStored(o, o.Revision, res)
+}
+
+func (p *kapiPeer) Update(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	rev, err := strconv.ParseUint(u.GetResourceVersion(), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("resourceVersion %q: %w", u.GetResourceVersion(), err)
+	}
+	o, err := toStored(u)
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.s.GuaranteedUpdate(ctx, o.Key, storage.UpdateOptions{Preconditions: storage.Preconditions{Revision: rev}},
+		func(storage.Object) (storage.Object, error) { return o, nil })
+	if errors.Is(err, storage.ErrConflict) {
+		return nil, ErrConflict
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &unstructured.Unstructured{}
+	return res, fromStored(out, out.Revision, res)
+}
+
+func (p *kapiPeer) List(ctx context.Context, opts ListOptions) (Page, error) {
+	lo := storage.ListOptions{Match: rv.MostRecent, Limit: opts.Limit, Continue: opts.Continue}
+	if opts.LabelSelector != "" {
+		sel, err := storage.ParseLabelSelector(opts.LabelSelector)
+		if err != nil {
+			return Page{}, err
+		}
+		lo.Predicate.Label = sel
+	}
+	l, err := p.s.List(ctx, kapiPrefix, lo)
+	if err != nil {
+		return Page{}, err
+	}
+	page := Page{Items: make([]unstructured.Unstructured, len(l.Items)), ResourceVersion: strconv.FormatUint(l.Revision, 10), Continue: l.Continue}
+	for i, it := range l.Items {
+		if err := fromStored(it, it.Revision, &page.Items[i]); err != nil {
+			return Page{}, err
+		}
+	}
+	return page, nil
+}
+
+func (p *kapiPeer) Watch(ctx context.Context, rvs string) (Watcher, error) {
+	var rev uint64
+	if rvs != "" {
+		r, err := strconv.ParseUint(rvs, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		rev = r
+	}
+	w, err := p.s.Watch(ctx, kapiPrefix, storage.WatchOptions{Recursive: true, Revision: rev})
+	if err != nil {
+		return nil, err
+	}
+	return &kapiWatcher{w: w}, nil
+}
+
+type kapiWatcher struct{ w watch.Interface }
+
+func (w *kapiWatcher) Stop() { w.w.Stop() }
+
+func (w *kapiWatcher) Next() (*unstructured.Unstructured, bool) {
+	for {
+		ev, ok := <-w.w.ResultChan()
+		if !ok || ev.Type == watch.Error {
+			return nil, false
+		}
+		o, isObj := ev.Object.(storage.Object)
+		if !isObj {
+			continue // bookmark
+		}
+		u := &unstructured.Unstructured{}
+		if err := fromStored(o, ev.Revision, u); err != nil {
+			return nil, false
+		}
+		return u, true
+	}
+}
