@@ -7,24 +7,31 @@ FUZZTIME ?= 10s
 ## test: everything CI checks — formatting, vet, race tests of every module, benchmark smoke run.
 test: lint unit conformance
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	cd cel && $(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# The Go modules besides the core: the etcd3 backend, CEL rules, the
+# real-client conformance checks and the side-by-side benchmarks.
+MODULES = storage/etcd3 cel conformance bench
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	cd conformance && $(GO) vet ./...
-	cd storage/etcd3 && $(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	cd conformance && $(GO) run $(STATICCHECK) ./...
-	cd storage/etcd3 && $(GO) run $(STATICCHECK) ./...
+	@for mod in $(MODULES); do \
+	  echo "vet, staticcheck: $$mod"; \
+	  (cd $$mod && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...) || exit 1; \
+	done
 
-## unit: the core module's tests and the etcd backend's (on an embedded etcd) under the race detector.
+## unit: the tests of the core module, the etcd backend (on an embedded etcd), CEL rules and the bench module's table, under the race detector.
 unit:
 	$(GO) test -race -count 1 ./...
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
+	cd cel && $(GO) test -race -count 1 ./...
+	cd bench && $(GO) test -count 1 ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
 ## once on the in-memory store and once on etcd3 (an embedded etcd).
@@ -35,11 +42,17 @@ conformance:
 ## bench: every benchmark, with allocations (the conformance module holds the side-by-side codec benchmarks against apimachinery).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	cd cel && $(GO) test -run '^$$' -bench . -benchmem ./...
 	cd conformance && $(GO) test -run '^$$' -bench . -benchmem ./...
 
-## fuzz: each fuzz target of the core module and of storage/etcd3 for FUZZTIME.
+.PHONY: bench-compare
+## bench-compare: kapi beside client-go's ObjectTracker, controller-runtime's fake client and k8s.io/apiserver's etcd3 store and cacher, one table; rewrites BENCHMARKS.md's bench-compare section.
+bench-compare:
+	cd bench && $(GO) run ./cmd/compare -n 10000 -out ../BENCHMARKS.md
+
+## fuzz: each fuzz target of the core module, storage/etcd3 and cel for FUZZTIME.
 fuzz:
-	@for mod in . storage/etcd3; do \
+	@for mod in . storage/etcd3 cel; do \
 	  for pkg in $$(cd $$mod && $(GO) list ./...); do \
 	    for f in $$(cd $$mod && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	      echo "fuzz $$pkg $$f"; \

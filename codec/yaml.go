@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -56,4 +57,30 @@ func yamlDepth(b []byte) int {
 		}
 	}
 	return deepest
+}
+
+// YAMLDuplicateKeys returns the keys a YAML document gives twice in one
+// map, as kube's strict YAML decoding reports them for an apply body
+// (`line 7: key "size" already set in map`); none for a document without.
+// It does not check anything else: YAMLToJSON reports malformed YAML.
+func YAMLDuplicateKeys(b []byte) []string {
+	if yamlDepth(b) > MaxDepth {
+		return nil
+	}
+	err := yaml.UnmarshalStrict(b, &map[string]any{})
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	_, rest, ok := strings.Cut(msg, "yaml: unmarshal errors:\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); strings.Contains(l, "already set in map") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

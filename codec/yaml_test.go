@@ -3,6 +3,7 @@ package codec_test
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,4 +75,20 @@ func FuzzYAMLToJSON(f *testing.F) {
 			t.Fatalf("YAMLToJSON(%q) = %q: not JSON", b, j)
 		}
 	})
+}
+
+func TestYAMLDuplicateKeys(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"a: 1\nb: 2\n", nil},
+		{"a: 1\na: 2\n", []string{`line 2: key "a" already set in map`}},
+		{"spec:\n  size: 1\n  size: 2\n  x: {z: 1, z: 2}\n", []string{`line 3: key "size" already set in map`, `line 4: key "z" already set in map`}},
+		{"a: [1\n", nil},
+	} {
+		if got := codec.YAMLDuplicateKeys([]byte(tc.in)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

@@ -9,7 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kapi-dev/kapi/cel"
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
+	"github.com/kapi-dev/kapi/registry"
 	kschema "github.com/kapi-dev/kapi/schema"
 )
 
@@ -76,7 +78,7 @@ func TestCronJobCRD(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadCRDs: %v", err)
 	}
-	reg, err := server.New(withStorage(t, server.Options{CRDs: crds}))
+	reg, err := server.New(withStorage(t, server.Options{Registry: registry.Options{CEL: cel.Compile}, CRDs: crds}))
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}

@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	code := m.Run()
+	stopKube()
 	if shared.srv != nil {
 		shared.srv.close()
 	}

@@ -2,8 +2,6 @@ package registry
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -72,7 +70,9 @@ func bodyFormat(req *http.Request, withProtobuf bool) (format, error) {
 }
 
 // readObject reads and decodes an object body for res.
-func (r *Registry) readObject(req *http.Request, res *Resource) (Object, error) {
+// With fieldValidation other than Ignore, a JSON body's duplicate fields
+// go to o.duplicates.
+func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions) (Object, error) {
 	f, err := bodyFormat(req, res.Protobuf != nil)
 	if err != nil {
 		return nil, err
@@ -87,6 +87,9 @@ func (r *Registry) readObject(req *http.Request, res *Resource) (Object, error) 
 	obj, err := decodeBody(f, res.Protobuf, b)
 	if err != nil {
 		return nil, errBadRequest("the request body is not a valid object: %v", err)
+	}
+	if f == jsonFormat && o.fieldValidation != fieldIgnore {
+		o.duplicates = duplicateFields(b, map[string]any(obj))
 	}
 	return obj, nil
 }
@@ -142,35 +145,6 @@ func checkRepresentable(res *Resource, obj Object) error {
 	}
 	if _, err := protobuf.Marshal(res.Protobuf, obj); err != nil {
 		return errBadRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
-	}
-	return nil
-}
-
-// readDeleteBody decodes an optional DeleteOptions body into body.
-func (r *Registry) readDeleteBody(req *http.Request, body *deleteBody) error {
-	f, err := bodyFormat(req, true)
-	if err != nil {
-		return err
-	}
-	b, err := r.readBody(req)
-	if err != nil || len(bytes.TrimSpace(b)) == 0 {
-		return err
-	}
-	if f != jsonFormat {
-		m, err := decodeBody(f, protobuf.DeleteOptions, b)
-		if err != nil {
-			return errBadRequest("the DeleteOptions body is not valid %s: %v", f, err)
-		}
-		if b, err = json.Marshal(m); err != nil {
-			return errBadRequest("the DeleteOptions body cannot be read: %v", err)
-		}
-	}
-	if err := json.Unmarshal(b, body); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return errBadRequest("the DeleteOptions body is invalid: %s must be %s", te.Field, te.Type)
-		}
-		return errBadRequest("the DeleteOptions body is not valid JSON: %v", err)
 	}
 	return nil
 }

@@ -45,8 +45,10 @@ import (
 type memoKind uint8
 
 const (
-	itemMemo  memoKind = iota // one object in a format and view, no envelope
-	eventMemo                 // one whole watch event, framed
+	itemMemo     memoKind = iota // one object in a format and view, no envelope
+	eventMemo                    // one whole watch event, framed
+	defaultsMemo                 // the stored JSON with the schema's defaults (withDefaults)
+	validMemo                    // nil, or why the stored bytes do not decode (readable)
 )
 
 // memoKey names a value derived from a state shown at revision rev:

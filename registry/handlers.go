@@ -27,7 +27,8 @@ func writeOpts(req *http.Request, q url.Values, kind string) (writeOptions, erro
 	vals := q["dryRun"]
 	for _, v := range vals {
 		if v != "All" {
-			return writeOptions{}, optionsInvalid(kind, "dryRun", "FieldValueNotSupported", `Unsupported value: `+strconv.Quote(v)+`: supported values: "All"`)
+			l, _ := json.Marshal(vals)
+			return writeOptions{}, optionsInvalid(kind, "dryRun", "FieldValueNotSupported", `Unsupported value: `+string(l)+`: supported values: "All"`)
 		}
 	}
 	manager := q.Get("fieldManager")
@@ -37,7 +38,11 @@ func writeOpts(req *http.Request, q url.Values, kind string) (writeOptions, erro
 	if manager == "" {
 		manager = managerFromUserAgent(req.UserAgent())
 	}
-	return writeOptions{dryRun: len(vals) > 0, manager: manager}, nil
+	fv, err := fieldValidation(kind, q["fieldValidation"])
+	if err != nil {
+		return writeOptions{}, err
+	}
+	return writeOptions{dryRun: len(vals) > 0, manager: manager, fieldValidation: fv}, nil
 }
 
 // optionsInvalid is kube's 422 for a bad request option.
@@ -202,7 +207,7 @@ func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	obj, err := r.readObject(rq.Request, rq.res)
+	obj, err := r.readObject(rq.Request, rq.res, &o)
 	if err != nil {
 		return err
 	}
@@ -223,7 +228,7 @@ func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	obj, err := r.readObject(rq.Request, rq.res)
+	obj, err := r.readObject(rq.Request, rq.res, &o)
 	if err != nil {
 		return err
 	}
@@ -263,6 +268,11 @@ func (r *Registry) serveApply(w http.ResponseWriter, rq *request, t target, body
 	config, err := decodeBody(f, nil, body)
 	if err != nil {
 		return errBadRequest("the apply configuration is not a valid object: %v", err)
+	}
+	if f == yamlFormat {
+		if err := applyDuplicates(rq.Context(), o, body, config); err != nil {
+			return err
+		}
 	}
 	out, created, err := r.apply(rq.Context(), rq.res, rq.namespace, rq.name, rq.subresource, config, o, force)
 	if err != nil {
@@ -319,6 +329,9 @@ func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
 	if apply {
 		return r.serveApply(w, rq, t, body, o, force)
 	}
+	if o.fieldValidation != fieldIgnore {
+		o.duplicates = patchDuplicates(pt, body)
+	}
 	out, err := r.patchObject(rq.Context(), rq.res, rq.namespace, rq.name, rq.subresource, pt, body, o)
 	if err != nil {
 		return err
@@ -327,56 +340,22 @@ func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
 	return nil
 }
 
-// deleteBody is the part of meta/v1 DeleteOptions a delete honours.
-type deleteBody struct {
-	GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
-	PropagationPolicy  *string  `json:"propagationPolicy"`
-	DryRun             []string `json:"dryRun"`
-	Preconditions      *struct {
-		UID             *string `json:"uid"`
-		ResourceVersion *string `json:"resourceVersion"`
-	} `json:"preconditions"`
-}
-
+// readDeleteOptions reads a DELETE's options as kube does: from the body
+// when there is one, from the query otherwise, then validates them.
 func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
-	var o deleteOptions
-	q := rq.URL.Query()
-	var body deleteBody
-	if err := r.readDeleteBody(rq.Request, &body); err != nil {
-		return o, err
-	}
-	for _, v := range body.DryRun {
-		q.Add("dryRun", v)
-	}
-	wo, err := writeOpts(rq.Request, q, "DeleteOptions")
+	body, ok, err := r.readDeleteOptionsBody(rq.Request)
 	if err != nil {
-		return o, err
+		return deleteOptions{}, err
 	}
-	o.writeOptions = wo
-	if s := q.Get("gracePeriodSeconds"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return o, errBadRequest("invalid gracePeriodSeconds %q: must be an integer", s)
-		}
-		body.GracePeriodSeconds = &n
-	}
-	if g := body.GracePeriodSeconds; g != nil && *g < 0 {
-		return o, newStatus(422, "Invalid", `DeleteOptions.meta.k8s.io "" is invalid: gracePeriodSeconds: Invalid value: `+strconv.FormatInt(*g, 10)+`: must be greater than or equal to 0`,
-			&StatusDetails{Group: "meta.k8s.io", Kind: "DeleteOptions", Causes: []StatusCause{{Type: "FieldValueInvalid", Field: "gracePeriodSeconds", Message: "must be greater than or equal to 0"}}})
-	}
-	if p := body.Preconditions; p != nil {
-		if p.UID != nil {
-			o.preconditions.UID = *p.UID
-		}
-		if p.ResourceVersion != nil {
-			v, err := rv.Parse(*p.ResourceVersion)
-			if err != nil {
-				return o, errBadRequest("preconditions.resourceVersion: %v", err)
-			}
-			o.preconditions.Revision = v
+	if !ok {
+		if body, err = deleteQuery(rq.URL.Query()); err != nil {
+			return deleteOptions{}, err
 		}
 	}
-	return o, nil
+	if err := validateDeleteOptions(body); err != nil {
+		return deleteOptions{}, err
+	}
+	return toDeleteOptions(body, managerFromUserAgent(rq.UserAgent()))
 }
 
 func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
@@ -393,7 +372,19 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	if !gone {
-		r.writeStored(w, rq.Request, http.StatusOK, rq.res, t, out)
+		// As kube: 202 when the object stays and the client asked for
+		// its dependents to be deleted with the deprecated option.
+		code := http.StatusOK
+		if o.orphanDependents != nil && !*o.orphanDependents {
+			code = http.StatusAccepted
+		}
+		r.writeStored(w, rq.Request, code, rq.res, t, out)
+		return nil
+	}
+	if o.ignoreReadError {
+		// The object could not be read: kube answers without details.
+		writeStatus(w, rq.Request, &StatusError{Status{Kind: "Status", APIVersion: "v1", Status: "Success", Code: http.StatusOK,
+			Details: &StatusDetails{Name: rq.name, Kind: rq.res.Kind}}})
 		return nil
 	}
 	writeStatus(w, rq.Request, &StatusError{successStatus(rq.res, rq.name, out.UID)})
@@ -410,6 +401,10 @@ func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *request) err
 	o, err := r.readDeleteOptions(rq)
 	if err != nil {
 		return err
+	}
+	if o.ignoreReadError {
+		return deleteOptionsInvalid([]StatusCause{{Type: "FieldValueInvalid", Field: "ignoreStoreReadErrorWithClusterBreakingPotential",
+			Message: "Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option"}})
 	}
 	lq, err := parseListQuery(rq.res, rq.URL.Query(), false, "")
 	if err != nil {

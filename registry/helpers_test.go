@@ -18,7 +18,7 @@ import (
 func widgets() *registry.Resource {
 	return &registry.Resource{
 		Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets",
-		ShortNames: []string{"wd"}, Namespaced: true, Status: true,
+		ShortNames: []string{"wd"}, Namespaced: true, Status: true, Generation: true,
 		Scale:            &registry.Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.readyReplicas"},
 		SelectableFields: []string{"spec.color"},
 	}

@@ -77,7 +77,10 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 	delete(meta, "resourceVersion")
 	meta["uid"] = newUID()
 	meta["creationTimestamp"] = r.timestamp()
-	meta["generation"] = int64(1)
+	delete(meta, "generation")
+	if res.Generation {
+		meta["generation"] = int64(1)
+	}
 	delete(meta, "deletionTimestamp")
 	delete(meta, "deletionGracePeriodSeconds")
 	if res.Status {
@@ -89,12 +92,21 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 	if res.Strategy.PrepareForCreate != nil {
 		res.Strategy.PrepareForCreate(ctx, obj)
 	}
+	if err := checkRepresentable(res, obj); err != nil {
+		return err
+	}
 	errs := r.validateMeta(res, obj)
+	errs = append(errs, validateSchema(ctx, res, obj, nil)...)
 	if res.Strategy.ValidateCreate != nil {
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
 	}
 	if len(errs) > 0 {
 		return errInvalid(res, obj.Name(), errs)
+	}
+	if res.Strategy.WarningsOnCreate != nil {
+		for _, w := range res.Strategy.WarningsOnCreate(ctx, obj) {
+			Warn(ctx, w)
+		}
 	}
 	return nil
 }
@@ -158,15 +170,24 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	if res.Strategy.PrepareForUpdate != nil {
 		res.Strategy.PrepareForUpdate(ctx, obj, old)
 	}
-	if specChanged(obj, old) {
+	if res.Generation && specChanged(obj, old) {
 		meta["generation"] = generation(old) + 1
 	}
+	if err := checkRepresentable(res, obj); err != nil {
+		return nil, err
+	}
 	errs := r.validateMeta(res, obj)
+	errs = append(errs, validateSchema(ctx, res, obj, old)...)
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)
 	}
 	if len(errs) > 0 {
 		return nil, errInvalid(res, obj.Name(), errs)
+	}
+	if res.Strategy.WarningsOnUpdate != nil {
+		for _, w := range res.Strategy.WarningsOnUpdate(ctx, obj, old) {
+			Warn(ctx, w)
+		}
 	}
 	return obj, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/patch"
@@ -24,13 +26,14 @@ type writeOptions struct {
 	// applied marks a create made by server-side apply, whose Apply entry
 	// is already in the object: no Update entry is added.
 	applied bool
+	// fieldValidation is the directive for unknown and duplicate fields
+	// ("" is Warn); duplicates are the body's duplicate-field problems.
+	fieldValidation string
+	duplicates      []string
 }
 
 // toStorage is the storage form of obj.
 func toStorage(res *Resource, obj Object) (storage.Object, error) {
-	if err := checkRepresentable(res, obj); err != nil {
-		return storage.Object{}, err
-	}
 	b, err := encodeStored(obj)
 	if err != nil {
 		return storage.Object{}, errBadRequest("cannot encode object: %v", err)
@@ -49,13 +52,27 @@ func (r *Registry) get(ctx context.Context, res *Resource, ns, name string, opts
 	if err != nil {
 		return o, toStatus(err, res, name)
 	}
-	return o, nil
+	if err := readable(o); err != nil {
+		return o, err
+	}
+	return withDefaults(res, o), nil
 }
 
 func (r *Registry) list(ctx context.Context, res *Resource, ns string, opts storage.ListOptions) (storage.ListResult, error) {
 	out, err := r.store.List(ctx, res.collectionKey(ns), opts)
 	if err != nil {
 		return out, toStatus(err, res, "")
+	}
+	var corrupt []string
+	for i, o := range out.Items {
+		if readable(o) != nil {
+			corrupt = append(corrupt, o.Key)
+			continue
+		}
+		out.Items[i] = withDefaults(res, o)
+	}
+	if len(corrupt) > 0 {
+		return out, errInternal(fmt.Errorf("StorageError: corrupt object, Code: 6, Keys: %s; delete them with ignoreStoreReadErrorWithClusterBreakingPotential=true", strings.Join(corrupt, ", ")))
 	}
 	return out, nil
 }
@@ -64,6 +81,12 @@ const generateNameRetries = 8
 
 func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Object, o writeOptions) (storage.Object, error) {
 	if err := checkTypeMeta(res, obj); err != nil {
+		return storage.Object{}, err
+	}
+	if err := checkResourceVersionType(res, obj); err != nil {
+		return storage.Object{}, err
+	}
+	if err := asDecoded(ctx, res, obj, o, cannotHandle(res)); err != nil {
 		return storage.Object{}, err
 	}
 	if err := checkNamespace(res, obj, ns); err != nil {
@@ -133,6 +156,12 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 	if err := checkTypeMeta(res, obj); err != nil {
 		return storage.Object{}, err
 	}
+	if err := checkResourceVersionType(res, obj); err != nil {
+		return storage.Object{}, err
+	}
+	if err := asDecoded(ctx, res, obj, o, cannotHandle(res)); err != nil {
+		return storage.Object{}, err
+	}
 	if err := checkNamespace(res, obj, ns); err != nil {
 		return storage.Object{}, err
 	}
@@ -144,6 +173,12 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 		return storage.Object{}, errBadRequest("metadata.resourceVersion: %v", err)
 	}
 	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
+		if want == 0 && res.RequireResourceVersion {
+			// kube's BeforeUpdate names the resource, not the kind, here.
+			e := FieldError{Type: validation.TypeInvalid, Field: "metadata.resourceVersion", Value: int64(0), Detail: "must be specified for an update"}
+			return nil, newStatus(http.StatusUnprocessableEntity, "Invalid", fmt.Sprintf("%s %q is invalid: %s", res.qualified(), name, e.Error()),
+				&StatusDetails{Name: name, Group: res.Group, Kind: res.Plural, Causes: []StatusCause{{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}}})
+		}
 		if want != 0 && want != cur.Revision {
 			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
 		}
@@ -165,6 +200,18 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 		obj, err := decodeObject(patched)
 		if err != nil {
 			return nil, newStatus(422, "Invalid", "the patched object is not a JSON object: "+err.Error(), nil)
+		}
+		if err := checkResourceVersionType(res, obj); err != nil {
+			return nil, err
+		}
+		po := o
+		po.duplicates = append(slices.Clip(o.duplicates), duplicateFields(patched, map[string]any(obj))...)
+		var refuse func(string) error // Strict's, which quotes the patched object
+		if o.fieldValidation == fieldStrict {
+			refuse = patchedInvalid(obj)
+		}
+		if err := asDecoded(ctx, res, obj, po, refuse); err != nil {
+			return nil, err
 		}
 		if s := obj.metaString("resourceVersion"); s != "" && s != rv.Format(cur.Revision) {
 			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
@@ -212,6 +259,9 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 			return nil, applyStatus(res, name, err)
 		}
 		obj := Object(merged)
+		if err := asDecoded(ctx, res, obj, writeOptions{fieldValidation: fieldIgnore}, nil); err != nil {
+			return nil, err
+		}
 		if err := checkNamespace(res, obj, ns); err != nil {
 			return nil, err
 		}
@@ -228,6 +278,9 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 		return out, false, applyStatus(res, name, err)
 	}
 	obj := Object(merged)
+	if err := asDecoded(ctx, res, obj, writeOptions{fieldValidation: fieldIgnore}, nil); err != nil {
+		return out, false, err
+	}
 	if obj.Name() != name {
 		return out, false, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", obj.Name(), name)
 	}
@@ -360,39 +413,55 @@ func toStatusOrNil(err error, res *Resource, name string) error {
 type deleteOptions struct {
 	writeOptions
 	preconditions storage.Preconditions
-	emptying      bool // called by emptyNamespace, which finalizes once at the end
+	// precondUID and precondRV are the preconditions as given: kube
+	// compares even "" and "0", which preconditions cannot express.
+	precondUID, precondRV *string
+	// propagation is "" (the object's finalizers or the default decide),
+	// or one of the Propagation constants.
+	propagation string
+	// orphanDependents is the deprecated form of propagation.
+	orphanDependents *bool
+	// ignoreReadError removes an object whose stored bytes do not decode
+	// (ignoreStoreReadErrorWithClusterBreakingPotential).
+	ignoreReadError bool
+	emptying        bool // called by emptyNamespace, which finalizes once at the end
 }
 
 // errHasFinalizers makes Delete re-read: a finalizer appeared meanwhile.
 var errHasFinalizers = errors.New("registry: object has finalizers")
 
 // delete removes an object, or starts its deletion when it has
-// finalizers: it then gets deletionTimestamp and stays until the update
-// that removes its last finalizer. gone reports which happened.
+// finalizers, including those the propagation policy adds (orphan,
+// foregroundDeletion): it then gets deletionTimestamp and stays until the
+// update that removes its last finalizer. gone reports which happened.
 func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
 	key := res.objectKey(ns, name)
 	if res.isNamespace() && name == "default" {
 		return storage.Object{}, false, newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,
 			&StatusDetails{Name: name, Kind: "namespaces"})
 	}
+	if o.ignoreReadError {
+		out, err := r.deleteCorrupt(ctx, res, ns, name, o)
+		return out, err == nil, err
+	}
 	for {
 		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
 		if err != nil {
 			return cur, false, toStatus(err, res, name)
 		}
-		if err := checkPreconditions(res, name, o.preconditions, cur); err != nil {
-			return cur, false, err
-		}
 		old, err := decodeStored(cur.Value, cur.Revision)
 		if err != nil {
-			return cur, false, errInternal(fmt.Errorf("object %s cannot be decoded: %w", key, err))
+			return cur, false, corruptError(key, err)
+		}
+		if err := checkPreconditions(res, name, o, cur); err != nil {
+			return cur, false, err
 		}
 		if res.Strategy.ValidateDelete != nil {
 			if err := res.Strategy.ValidateDelete(ctx, old); err != nil {
 				return cur, false, err
 			}
 		}
-		if len(old.Finalizers()) > 0 || res.isNamespace() {
+		if finalizers, _ := r.deletionFinalizers(res, old, o); len(finalizers) > 0 || res.isNamespace() {
 			out, err := r.markDeleting(ctx, res, ns, name, o)
 			return out, false, err
 		}
@@ -423,24 +492,60 @@ func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o
 	}
 }
 
-func checkPreconditions(res *Resource, name string, p storage.Preconditions, cur storage.Object) error {
-	return toStatusOrNil(p.Check(cur.Key, cur), res, name)
+// deletionFinalizers are the finalizers obj has once deleted with o: the
+// garbage collector's are added or removed as the options say (when it
+// runs; never on namespaces, whose deletion empties them).
+func (r *Registry) deletionFinalizers(res *Resource, obj Object, o deleteOptions) ([]string, bool) {
+	if r.opts.DisableGarbageCollection || res.isNamespace() {
+		return obj.Finalizers(), false
+	}
+	return gcFinalizers(obj, o)
 }
 
-// markDeleting sets deletionTimestamp on an object with finalizers (once).
+// checkPreconditions is kube's early check (rest.BeforeDelete): given
+// preconditions are compared as strings, so "" and "0" conflict too.
+func checkPreconditions(res *Resource, name string, o deleteOptions, cur storage.Object) error {
+	conflict := func(why string) error {
+		return newStatus(409, "Conflict", fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", res.qualifiedKind(), name, why),
+			&StatusDetails{Name: name, Group: res.Group, Kind: res.Kind})
+	}
+	if p := o.precondUID; p != nil && *p != cur.UID {
+		return conflict(fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p, cur.UID))
+	}
+	if p := o.precondRV; p != nil && *p != rv.Format(cur.Revision) {
+		return conflict(fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p, rv.Format(cur.Revision)))
+	}
+	return toStatusOrNil(o.preconditions.Check(cur.Key, cur), res, name)
+}
+
+// markDeleting sets deletionTimestamp on an object with finalizers (once)
+// and the garbage collector's finalizers the options ask for; deleting
+// an object already being deleted may still change those (as kube).
 func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (storage.Object, error) {
 	out, err := r.write(ctx, res, ns, name, o.writeOptions, func(old Object, cur storage.Object) (Object, error) {
-		if err := checkPreconditions(res, name, o.preconditions, cur); err != nil {
+		if err := checkPreconditions(res, name, o, cur); err != nil {
 			return nil, err
 		}
-		if old.deleting() {
+		finalizers, changed := r.deletionFinalizers(res, old, o)
+		if old.deleting() && !changed {
 			return nil, errUnchanged
 		}
 		next := old.deepCopy()
 		meta := next.Meta()
-		meta["deletionTimestamp"] = r.timestamp()
-		meta["deletionGracePeriodSeconds"] = int64(0)
-		meta["generation"] = generation(old) + 1
+		if changed {
+			l := make([]any, len(finalizers))
+			for i, f := range finalizers {
+				l[i] = f
+			}
+			meta["finalizers"] = l
+		}
+		if !old.deleting() {
+			meta["deletionTimestamp"] = r.timestamp()
+			meta["deletionGracePeriodSeconds"] = int64(0)
+			if g := generation(old); g > 0 { // as kube's BeforeDelete
+				meta["generation"] = g + 1
+			}
+		}
 		if res.isNamespace() {
 			next.set("status.phase", "Terminating")
 		}

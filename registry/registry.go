@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
 
@@ -34,6 +35,15 @@ type Options struct {
 	// Now is the clock for creation and deletion timestamps (default
 	// time.Now).
 	Now func() time.Time
+	// CEL compiles the x-kubernetes-validations rules of resource schemas;
+	// set it to cel.Compile from the module github.com/kapi-dev/kapi/cel.
+	// Without it, Register refuses a schema that has rules rather than
+	// ignore them.
+	CEL schema.Compiler
+	// DisableGarbageCollection turns off the built-in garbage collector of
+	// ownerReferences (gc.go), and with it the orphan and
+	// foregroundDeletion finalizers a delete would add.
+	DisableGarbageCollection bool
 }
 
 // Version is the /version document.
@@ -60,6 +70,9 @@ type Registry struct {
 	// encodes counts object encodings and frames watch-event framings,
 	// per format (serialize-once tests).
 	encodes, frames [numFormats]atomic.Int64
+
+	openAPIV2Cache openAPIV2Cache // /openapi/v2, built once per registry state
+	gc             *collector     // the garbage collector; nil when disabled
 }
 
 type groupVer struct {
@@ -104,6 +117,9 @@ func New(opts Options) (*Registry, error) {
 	if err := r.ensureDefaultNamespace(); err != nil {
 		return nil, err
 	}
+	if !opts.DisableGarbageCollection {
+		r.gc = r.startGC()
+	}
 	return r, nil
 }
 
@@ -119,6 +135,17 @@ func (r *Registry) Register(res *Resource) error {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
 	}
 	res.manager = fm
+	res.defaults = hasDefaults(res.Schema)
+	if paths := res.Schema.RulePaths(); len(paths) > 0 {
+		if r.opts.CEL == nil {
+			return fmt.Errorf("registry: resource %s: the schema has x-kubernetes-validations rules (at %s) and Options.CEL is nil: set it to cel.Compile from github.com/kapi-dev/kapi/cel to evaluate them", res.qualified(), strings.Join(paths, ", "))
+		}
+		rules, err := r.opts.CEL(res.Schema)
+		if err != nil {
+			return fmt.Errorf("registry: resource %s: %w", res.qualified(), err)
+		}
+		res.rules = rules
+	}
 	id := res.Group + "/" + res.Version + "/" + res.Plural
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -180,6 +207,10 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	case "/api", "/apis":
 		r.serveRootDiscovery(w, req, path == "/api")
+		return
+	}
+	if path == "/openapi/v2" {
+		r.serveOpenAPIV2(w, req)
 		return
 	}
 	if path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/") {
@@ -293,6 +324,7 @@ func (res *Resource) hasSubresource(s string) bool {
 
 // serve dispatches a routed request to its verb.
 func (r *Registry) serve(w http.ResponseWriter, rq *request) {
+	rq.Request = rq.WithContext(withWarnings(rq.Context(), w.Header()))
 	var err error
 	switch m := rq.Method; {
 	case rq.watch:

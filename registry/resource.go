@@ -57,8 +57,22 @@ type Resource struct {
 	// means NAME and CREATED AT.
 	Columns []Column
 
+	// Generation makes writes keep metadata.generation: 1 on create, one
+	// more on every change outside metadata and status, as kube does for
+	// custom resources and workloads (FromCRD sets it; kube's configmaps
+	// and namespaces have none).
+	Generation bool
+	// RequireResourceVersion refuses a PUT without metadata.resourceVersion
+	// (422), as kube does for custom resources (FromCRD sets it), instead
+	// of replacing whatever is stored.
+	RequireResourceVersion bool
+
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
-	merge   *schema.Schema      // Schema with ObjectMeta's, for merging; set by Register
+	rules   schema.Rules        // the schema's CEL rules, set by Register
+	// defaults is set by Register when the schema has defaults to fill
+	// in on reads.
+	defaults bool
+	merge    *schema.Schema // Schema with ObjectMeta's, for merging; set by Register
 }
 
 // mergeSchema is s with metadata described by ObjectMeta's schema, so that
@@ -114,6 +128,10 @@ type Strategy struct {
 	ValidateDelete func(ctx context.Context, obj Object) error
 	// ValidateName replaces the default DNS-1123 subdomain name rule.
 	ValidateName func(name string) []string
+	// WarningsOnCreate and WarningsOnUpdate return warnings for a valid
+	// write, sent as Warning headers (any hook may also call Warn).
+	WarningsOnCreate func(ctx context.Context, obj Object) []string
+	WarningsOnUpdate func(ctx context.Context, obj, old Object) []string
 }
 
 // SubresourceHandler serves a user-defined subresource. The request names

@@ -206,6 +206,22 @@ func toStatus(err error, r *Resource, name string) *StatusError {
 			msg = ste.Msg
 		}
 		return errBadRequest("%s", msg)
+	case errors.Is(err, storage.ErrUnavailable):
+		// Nothing was changed, so client-go may retry on its own (it
+		// does for a 5xx with Retry-After).
+		msg := "the storage backend is unavailable"
+		if ste != nil && ste.Msg != "" {
+			msg = ste.Msg
+		}
+		return newStatus(http.StatusServiceUnavailable, "ServiceUnavailable", msg, &StatusDetails{RetryAfterSeconds: 1})
+	case errors.Is(err, storage.ErrTimeout):
+		// A write of unknown outcome: no Retry-After, so that clients do
+		// not repeat it blindly (kube-apiserver's request timeout).
+		msg := "the storage backend did not confirm the write in time; it may or may not have been applied"
+		if ste != nil && ste.Msg != "" {
+			msg = ste.Msg
+		}
+		return newStatus(http.StatusGatewayTimeout, "Timeout", "Timeout: "+msg, &StatusDetails{})
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return newStatus(http.StatusGatewayTimeout, "Timeout", "Timeout: request did not complete within the allowed duration", &StatusDetails{})
 	}

@@ -159,6 +159,7 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	if !ok {
 		return true
 	}
+	o = withDefaults(s.res, o)
 	s.last = max(s.last, ev.Revision)
 	if s.t.view == tableView {
 		o.Revision = ev.Revision

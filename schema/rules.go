@@ -13,6 +13,11 @@ import (
 // and detail. Its Error method formats it as kube does.
 type FieldError = validation.Error
 
+// OmitValue as a FieldError's Value leaves the value out of its message
+// ("Invalid value: must not exceed replicas"), as kube does for the
+// objects and lists a CEL rule fails on.
+var OmitValue = validation.OmitValue
+
 // Rules evaluates the x-kubernetes-validations (CEL) rules of a schema.
 // obj is the object being written and old the stored one (nil on create);
 // transition rules (those reading oldSelf) are evaluated only where old

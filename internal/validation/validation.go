@@ -270,6 +270,12 @@ type Error struct {
 	Detail string
 }
 
+// OmitValue as an Error's Value leaves the value out of the message, as
+// kube's field.OmitValueType does: "Invalid value: must not exceed replicas".
+var OmitValue any = omitted{}
+
+type omitted struct{}
+
 // Error formats e as kube does:
 // `metadata.name: Invalid value: "Foo": a lowercase RFC 1123 ...`.
 func (e Error) Error() string { return e.Field + ": " + e.ErrorBody() }
@@ -281,7 +287,10 @@ func (e Error) ErrorBody() string {
 	case TypeRequired, TypeForbidden, TypeTooLong, TypeTooShort, TypeInternal:
 		s = typeText[e.Type]
 	case TypeInvalid, TypeTypeInvalid, TypeNotSupported, TypeNotFound, TypeDuplicate, TypeTooMany, TypeTooFew:
-		s = typeText[e.Type] + ": " + formatValue(e.Value)
+		s = typeText[e.Type]
+		if e.Value != OmitValue {
+			s += ": " + formatValue(e.Value)
+		}
 	default:
 		s = "Internal error: unhandled error code: " + e.Type + ": please report this"
 	}

@@ -1,0 +1,416 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/schema"
+	"github.com/kapi-dev/kapi/storage"
+)
+
+// Field validation (VAL-3) and warnings (EXT-4).
+//
+// A write's body may carry fields the schema does not know and, in JSON,
+// keys given twice. fieldValidation says what to do about them: Ignore
+// drops them silently, Warn (the default) drops them and sends one
+// Warning header per field, Strict refuses the write listing every one.
+// Whatever the directive, unknown fields are pruned before storage unless
+// the schema preserves them. Worked example, on widgets:
+//
+//	POST {"spec": {"color": "red", "colour": "red"}}
+//	  Warn   → 201, Warning: 299 - "unknown field \"spec.colour\"", stored without colour
+//	  Strict → 400 `Widget in version "v1" cannot be handled as a Widget:
+//	           strict decoding error: unknown field "spec.colour"`
+
+// Field validation directives, as the fieldValidation parameter spells them.
+const (
+	fieldIgnore = "Ignore"
+	fieldWarn   = "Warn"
+	fieldStrict = "Strict"
+)
+
+// fieldValidation reads the fieldValidation parameter: kube's 422 for a
+// value it does not know, "" (Warn) when absent.
+func fieldValidation(kind string, v []string) (string, error) {
+	if len(v) == 0 {
+		return "", nil
+	}
+	switch v[0] {
+	case "", fieldIgnore, fieldWarn, fieldStrict:
+		return v[0], nil
+	}
+	return "", optionsInvalid(kind, "fieldValidation", "FieldValueNotSupported",
+		`Unsupported value: `+strconv.Quote(v[0])+`: supported values: "", "Ignore", "Strict", "Warn"`)
+}
+
+// strictProblems handles the unknown and duplicate fields of a write as
+// o.fieldValidation says: warnings, nothing, or refuse(the strict
+// decoding error's text).
+func strictProblems(ctx context.Context, o writeOptions, problems []string, refuse func(msg string) error) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	switch o.fieldValidation {
+	case fieldIgnore:
+		return nil
+	case fieldStrict:
+		return refuse("strict decoding error: " + strings.Join(problems, ", "))
+	}
+	for _, p := range problems {
+		Warn(ctx, p)
+	}
+	return nil
+}
+
+// unknownFields prunes obj as kube prunes a custom resource — metadata by
+// ObjectMeta, the rest by the resource's schema — and returns the removed
+// fields as strict decoding problems ("unknown field \"spec.foo\"").
+// Resources without a schema keep everything.
+func unknownFields(res *Resource, obj Object) []string {
+	if res.Schema == nil {
+		return nil
+	}
+	var out []string
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		for _, p := range objectMeta.Prune(meta) {
+			out = append(out, `unknown field "metadata.`+p+`"`)
+		}
+	}
+	for _, p := range res.Schema.Prune(map[string]any(obj)) {
+		out = append(out, `unknown field "`+p+`"`)
+	}
+	return out
+}
+
+// objectMeta is ObjectMeta's schema, which prunes metadata.
+var objectMeta = schema.ObjectMeta()
+
+// cannotHandle is kube's 400 for a body it cannot decode as the kind.
+func cannotHandle(res *Resource) func(string) error {
+	return func(msg string) error {
+		return errBadRequest("%s in version %q cannot be handled as a %s: %s", res.Kind, res.Version, res.Kind, msg)
+	}
+}
+
+// warningsKey is the context key of a request's warnings.
+type warningsKey struct{}
+
+// warnings collects a request's Warning headers, once each.
+type warnings struct {
+	h    http.Header
+	seen map[string]bool
+}
+
+func withWarnings(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, warningsKey{}, &warnings{h: h, seen: map[string]bool{}})
+}
+
+// Warn adds a warning to the response of the request ctx belongs to: a
+// `Warning: 299 - "msg"` header, which kubectl prints and client-go logs.
+// Strategy hooks call it; outside a request it does nothing. A message is
+// sent once however often it is added.
+func Warn(ctx context.Context, msg string) {
+	w, _ := ctx.Value(warningsKey{}).(*warnings)
+	if w == nil || msg == "" || w.seen[msg] {
+		return
+	}
+	w.seen[msg] = true
+	w.h.Add("Warning", `299 - `+strconv.Quote(msg))
+}
+
+// asDecoded does to a write's object what kube's decoder does to a custom
+// resource's body: unknown fields are pruned (and, with duplicates,
+// handled as o.fieldValidation says, refuse making the Strict error) and
+// the schema's defaults filled in.
+func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, refuse func(string) error) error {
+	problems := append(o.duplicates, unknownFields(res, obj)...)
+	if err := strictProblems(ctx, o, problems, refuse); err != nil {
+		return err
+	}
+	if res.Schema != nil {
+		res.Schema.ApplyDefaults(map[string]any(obj))
+	}
+	return nil
+}
+
+// patchedInvalid is kube's 422 for a patched object with unknown or
+// duplicate fields under fieldValidation=Strict.
+func patchedInvalid(patched Object) func(string) error {
+	b, _ := json.Marshal(patched) // before pruning: kube quotes the patched object
+	return func(msg string) error {
+		c := FieldError{Type: "FieldValueInvalid", Field: "patch", Value: string(b), Detail: msg}
+		return newStatus(http.StatusUnprocessableEntity, "Invalid", ` "" is invalid: `+c.Error(),
+			&StatusDetails{Causes: []StatusCause{{Type: c.Type, Message: c.ErrorBody(), Field: c.Field}}})
+	}
+}
+
+// checkResourceVersionType refuses a metadata.resourceVersion that is not
+// a string: kube cannot decode the body (400), where ignoring it would
+// turn a client's compare-and-swap into an unconditional write.
+func checkResourceVersionType(res *Resource, obj Object) error {
+	v, ok := obj.Meta()["resourceVersion"]
+	if !ok || v == nil {
+		return nil
+	}
+	if _, ok := v.(string); ok {
+		return nil
+	}
+	return cannotHandle(res)("json: cannot unmarshal " + jsonValueKind(v) + " into Go struct field ObjectMeta.resourceVersion of type string")
+}
+
+// jsonValueKind names a JSON value's kind as encoding/json's errors do.
+func jsonValueKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case bool:
+		return "bool"
+	case string:
+		return "string"
+	}
+	return "number"
+}
+
+// duplicateFields returns the keys a JSON body gives twice, as kube's
+// strict decoder reports them (`duplicate field "spec.ports[0].port"`).
+// obj is the body decoded; when it holds as many keys as the body has
+// members (one ':' outside strings each) there is none, which spares the
+// token walk for almost every body.
+func duplicateFields(body []byte, obj any) []string {
+	if countMembers(body) == countKeys(obj) {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var out []string
+	seen := map[string]bool{}
+	var walk func(path string) error
+	walk = func(path string) error {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'):
+			keys := map[string]bool{}
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if keys[k] && !seen[p] && len(out) < 100 {
+					seen[p] = true
+					out = append(out, `duplicate field "`+p+`"`)
+				}
+				keys[k] = true
+				if err := walk(p); err != nil {
+					return err
+				}
+			}
+			_, err = d.Token()
+			return err
+		case json.Delim('['):
+			for i := 0; d.More(); i++ {
+				if err := walk(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+					return err
+				}
+			}
+			_, err = d.Token()
+			return err
+		}
+		return nil
+	}
+	if walk("") != nil {
+		return nil
+	}
+	return out
+}
+
+// countMembers counts the object members of a JSON text: its ':' outside
+// strings.
+func countMembers(b []byte) int {
+	n, in, esc := 0, false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && c == ':':
+			n++
+		}
+	}
+	return n
+}
+
+// countKeys counts the keys of every object in a decoded JSON value.
+func countKeys(v any) int {
+	switch v := v.(type) {
+	case map[string]any:
+		n := len(v)
+		for _, x := range v {
+			n += countKeys(x)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, x := range v {
+			n += countKeys(x)
+		}
+		return n
+	}
+	return 0
+}
+
+// patchDuplicates are the duplicate fields of a JSON or merge patch body,
+// which kube reports beside the patched object's unknown fields.
+func patchDuplicates(pt string, body []byte) []string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return nil // the patch itself reports it
+	}
+	dups := duplicateFields(body, v)
+	if pt == patchJSON {
+		for i, d := range dups {
+			dups[i] = "json patch " + d
+		}
+	}
+	return dups
+}
+
+// validateSchema checks obj against the resource's schema and CEL rules
+// (old is nil on create), as kube validates a custom resource. Resources
+// with a protobuf message are checked by it instead, as kube's built-in
+// types are checked by their Go types (checkRepresentable).
+func validateSchema(ctx context.Context, res *Resource, obj, old Object) []FieldError {
+	if res.Schema == nil || res.Protobuf != nil {
+		return nil
+	}
+	errs := res.Schema.Validate(map[string]any(obj))
+	if res.rules != nil && blocking(errs) {
+		return append(errs, FieldError{Type: validation.TypeInvalid, Field: "<nil>", Value: nil,
+			Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"})
+	}
+	if res.rules != nil {
+		var o map[string]any
+		if old != nil {
+			o = old
+		}
+		errs = append(errs, res.rules.Validate(ctx, obj, o)...)
+	}
+	return errs
+}
+
+// withDefaults is o with the schema's defaults filled in, as kube's
+// storage decoder defaults a custom resource on every read: objects stored
+// before a default was added to the schema read with it. Computed once per
+// stored state (in its Memo); resources whose schema has no default read
+// their bytes as stored.
+func withDefaults(res *Resource, o storage.Object) storage.Object {
+	if !res.defaults || o.Value == nil {
+		return o
+	}
+	v, err := o.Memo.Do(storage.MemoKey{What: uint64(defaultsMemo)}, func() (any, error) {
+		obj, err := decodeStored(o.Value, 0)
+		if err != nil {
+			return o.Value, nil // reads report it
+		}
+		delete(obj.Meta(), "resourceVersion")
+		res.Schema.ApplyDefaults(map[string]any(obj))
+		b, err := encodeStored(obj)
+		if err != nil || bytes.Equal(b, o.Value) {
+			return o.Value, nil
+		}
+		return b, nil
+	})
+	if b, ok := v.([]byte); ok && err == nil {
+		o.Value = b
+	}
+	return o
+}
+
+// hasDefaults reports whether any node of s has a default.
+func hasDefaults(s *schema.Schema) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default != nil {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasDefaults(p) {
+			return true
+		}
+	}
+	return hasDefaults(s.Items) || hasDefaults(s.AdditionalProperties)
+}
+
+// blocking reports whether schema errors keep the CEL rules from running,
+// as in kube: rules may assume types, required fields and bounds hold.
+func blocking(errs []FieldError) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case validation.TypeNotSupported, validation.TypeRequired, validation.TypeTooLong, validation.TypeTooMany, validation.TypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// applyDuplicates handles the keys a YAML apply body gives twice, as kube
+// does after its strict YAML decode: a warning per key, or Strict's 400.
+// A JSON body (kubectl's) with as many members as keys has none, which
+// spares the second YAML parse.
+func applyDuplicates(ctx context.Context, o writeOptions, body []byte, config Object) error {
+	if o.fieldValidation == fieldIgnore {
+		return nil
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && countMembers(t) == countKeys(map[string]any(config)) {
+		return nil
+	}
+	dups := codec.YAMLDuplicateKeys(body)
+	if len(dups) == 0 {
+		return nil
+	}
+	if o.fieldValidation == fieldStrict {
+		return errBadRequest("error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  %s", strings.Join(dups, "\n  "))
+	}
+	for _, d := range dups {
+		Warn(ctx, d)
+	}
+	return nil
+}
+
+// readable refuses a stored state whose bytes are not JSON (written
+// around the registry, or damaged): kube's corrupt-object InternalError
+// naming the key, which DELETE with
+// ignoreStoreReadErrorWithClusterBreakingPotential=true removes. Checked
+// once per state (in its Memo), by a JSON syntax scan: a tenth of a
+// decode's cost, for backends that keep no Memo.
+func readable(o storage.Object) error {
+	v, _ := o.Memo.Do(storage.MemoKey{What: uint64(validMemo)}, func() (any, error) {
+		if t := bytes.TrimSpace(o.Value); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+			return errNotObject, nil
+		}
+		return nil, nil
+	})
+	if err, ok := v.(error); ok {
+		return corruptError(o.Key, err)
+	}
+	return nil
+}
