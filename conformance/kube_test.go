@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	servertesting "k8s.io/apiextensions-apiserver/pkg/cmd/server/testing"
@@ -18,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -127,11 +125,6 @@ users:
 // with the flags of kube's own integration tests
 // (fixtures.StartDefaultServer), and returns the loopback client config.
 func startKube() (*rest.Config, func(), error) {
-	// The server logs through klog, a lot (informers of the core API it
-	// cannot reach, for one): keep the test output readable. This silences
-	// klog for the rest of the process.
-	klog.SetLogger(logr.Discard())
-
 	etcd, err := startEtcd()
 	if err != nil {
 		return nil, nil, fmt.Errorf("embedded etcd: %w", err)

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/storage"
@@ -34,6 +36,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "%s=%q: want memory or etcd3\n", storageEnv, backend)
 		os.Exit(2)
 	}
+	// The reference kube-apiserver (kube_test.go) logs through klog, a lot
+	// (informers of the core API it cannot reach, for one): keep the test
+	// output readable. Set before any test runs, as kubectl reads klog's
+	// settings concurrently.
+	klog.SetLogger(logr.Discard())
 	code := m.Run()
 	stopKube()
 	if shared.srv != nil {
