@@ -81,6 +81,7 @@ type Store struct {
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
+	closeMu   sync.Mutex // orders Watch's Add before Close's Wait
 	watchers  sync.WaitGroup
 }
 
@@ -125,7 +126,9 @@ func New(ctx context.Context, opts Options) (*Store, error) {
 // Close ends every watch of the Store and waits for their goroutines.
 // The Store stays readable and writable; the client stays open.
 func (s *Store) Close() {
+	s.closeMu.Lock()
 	s.closeOnce.Do(func() { close(s.done) })
+	s.closeMu.Unlock()
 	s.watchers.Wait()
 }
 

@@ -110,12 +110,16 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 		}
 		w.from = rev
 	}
+	// Under closeMu, so that no Add races with Close's Wait.
+	s.closeMu.Lock()
 	select {
 	case <-s.done:
+		s.closeMu.Unlock()
 		return nil, ErrClosed
 	default:
 	}
 	s.watchers.Add(1)
+	s.closeMu.Unlock()
 	go w.run(ctx, first)
 	return w, nil
 }
