@@ -142,20 +142,6 @@ func (r *Registry) readDeleteOptionsBody(req *http.Request) (body deleteBody, ok
 	return body, true, nil
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case float64:
-		return "number"
-	}
-	return "value"
-}
-
 // deleteQuery reads the options of a DELETE without a body from its query.
 func deleteQuery(q url.Values) (deleteBody, error) {
 	var body deleteBody

@@ -161,11 +161,11 @@ func checkResourceVersionType(res *Resource, obj Object) error {
 	if _, ok := v.(string); ok {
 		return nil
 	}
-	return cannotHandle(res)("json: cannot unmarshal " + jsonValueKind(v) + " into Go struct field ObjectMeta.resourceVersion of type string")
+	return cannotHandle(res)("json: cannot unmarshal " + jsonKind(v) + " into Go struct field ObjectMeta.resourceVersion of type string")
 }
 
-// jsonValueKind names a JSON value's kind as encoding/json's errors do.
-func jsonValueKind(v any) string {
+// jsonKind names a JSON value's kind as encoding/json's errors do.
+func jsonKind(v any) string {
 	switch v.(type) {
 	case map[string]any:
 		return "object"
@@ -175,8 +175,10 @@ func jsonValueKind(v any) string {
 		return "bool"
 	case string:
 		return "string"
+	case json.Number, float64, int64:
+		return "number"
 	}
-	return "number"
+	return "value"
 }
 
 // duplicateFields returns the keys a JSON body gives twice, as kube's
