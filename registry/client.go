@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -19,9 +21,15 @@ import (
 // handlers (EXT-5): defaulting, validation, metadata, finalizers,
 // resourceVersion semantics, without an HTTP round trip. Errors are
 // *StatusError, as an HTTP client would see them.
+//
+// Get, List, Create and Update return objects the caller owns. Watch events
+// are shared, as an informer's objects are: every watcher of a Client of
+// the same T in this Registry gets the same *T for a given object version,
+// decoded once. Deep-copy an event's object before changing it.
 type Client[T any] struct {
-	r   *Registry
-	res *Resource
+	r    *Registry
+	res  *Resource
+	memo storage.MemoKey // What names T's shared watch objects; Rev is set per event
 }
 
 // NewClient returns a Client for the resource named by its group/version
@@ -35,7 +43,26 @@ func NewClient[T any](r *Registry, groupVersion, plural string) (*Client[T], err
 	if res == nil {
 		return nil, fmt.Errorf("registry: no resource %s in %s", plural, groupVersion)
 	}
-	return &Client[T]{r: r, res: res}, nil
+	return &Client[T]{r: r, res: res, memo: storage.MemoKey{What: uint64(clientMemo) | r.clientTypes.id(reflect.TypeFor[T]())<<8}}, nil
+}
+
+// typeIDs numbers Go types from 1, each once.
+type typeIDs struct {
+	mu  sync.Mutex
+	ids map[reflect.Type]uint64
+}
+
+func (t *typeIDs) id(typ reflect.Type) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id, ok := t.ids[typ]; ok {
+		return id
+	}
+	if t.ids == nil {
+		t.ids = map[reflect.Type]uint64{}
+	}
+	t.ids[typ] = uint64(len(t.ids)) + 1
+	return t.ids[typ]
 }
 
 // ListOptions are the query options of List and Watch, with the meaning of
@@ -101,6 +128,20 @@ func encodeFrom[T any](obj *T) (Object, error) {
 		return nil, errBadRequest("%T does not encode to a JSON object: %v", obj, err)
 	}
 	return o, nil
+}
+
+// shared is o at revision rev (with the schema's defaults, as every read
+// has them) decoded into the *T every watcher of this type shares.
+func (c *Client[T]) shared(o storage.Object, rev uint64) (*T, error) {
+	o.Revision = rev
+	o = withDefaults(c.res, o)
+	key := c.memo
+	key.Rev = rev
+	v, err := o.Memo.Do(key, func() (any, error) { return decodeAs[T](o) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*T), nil
 }
 
 // Get reads one object at the latest revision.
@@ -216,8 +257,7 @@ func (c *Client[T]) Watch(ctx context.Context, namespace string, opts ListOption
 			}
 			te := Event[T]{Type: ev.Type, ResourceVersion: rv.Format(ev.Revision)}
 			if so, isObj := ev.Object.(storage.Object); isObj {
-				so.Revision = ev.Revision
-				x, err := decodeAs[T](so)
+				x, err := c.shared(so, ev.Revision)
 				if err != nil {
 					return
 				}

@@ -94,3 +94,81 @@ func TestClient(t *testing.T) {
 		t.Error("client for an unknown resource: got no error")
 	}
 }
+
+// gadget is the Go form of gadgets (fields_test.go).
+type gadget struct {
+	Metadata struct {
+		Name            string `json:"name"`
+		ResourceVersion string `json:"resourceVersion,omitempty"`
+	} `json:"metadata"`
+	Spec struct {
+		Size  int    `json:"size"`
+		Color string `json:"color,omitempty"`
+	} `json:"spec"`
+}
+
+// TestClientWatchShared checks the decode-once rule for in-process
+// watchers: every watcher of a Client type gets the same *T for an object
+// version (with the schema's defaults, as any read), while Get hands out
+// the caller's own copy; a change to that copy reaches no watcher.
+func TestClientWatchShared(t *testing.T) {
+	s := newServer(t, gadgets(t))
+	ctx := t.Context()
+	c, err := registry.NewClient[gadget](s.reg, "example.com/v1", "gadgets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, _ := registry.NewClient[gadget](s.reg, "example.com/v1", "gadgets")
+	other, _ := registry.NewClient[Widget](s.reg, "example.com/v1", "gadgets") // another Go type: its own objects
+	var streams []<-chan registry.Event[gadget]
+	for _, cl := range []*registry.Client[gadget]{c, c, c2} {
+		ch, err := cl.Watch(ctx, "default", registry.ListOptions{ResourceVersion: "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams = append(streams, ch)
+	}
+	otherCh, err := other.Watch(ctx, "default", registry.ListOptions{ResourceVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g gadget
+	g.Metadata.Name = "g"
+	g.Spec.Size = 2
+	if _, err := c.Create(ctx, "default", &g); err != nil {
+		t.Fatal(err)
+	}
+	var first *gadget
+	for i, ch := range streams {
+		ev := <-ch
+		if ev.Type != watch.Added || ev.Object == nil {
+			t.Fatalf("watcher %d: got %+v; want ADDED with an object", i, ev)
+		}
+		if ev.Object.Spec.Color != "red" || ev.Object.Metadata.ResourceVersion != ev.ResourceVersion {
+			t.Errorf("watcher %d: object %+v at %s; want the default color and the event's resourceVersion", i, ev.Object, ev.ResourceVersion)
+		}
+		if first == nil {
+			first = ev.Object
+		} else if ev.Object != first {
+			t.Errorf("watcher %d: a new *gadget; want the one every watcher shares", i)
+		}
+	}
+	if ev := <-otherCh; ev.Object == nil {
+		t.Errorf("Widget watcher: %+v; want an object", ev)
+	}
+	mine, err := c.Get(ctx, "default", "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mine == first {
+		t.Fatal("Get returned the shared watch object; want the caller's own")
+	}
+	mine.Spec.Color = "blue" // the caller's copy: nobody else sees it
+	late, err := c.Watch(ctx, "default", registry.ListOptions{ResourceVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-late; ev.Object != first || ev.Object.Spec.Color != "red" {
+		t.Errorf("a later watcher got %+v (shared: %v); want the shared, unchanged object", ev.Object, ev.Object == first)
+	}
+}

@@ -49,6 +49,7 @@ const (
 	eventMemo                    // one whole watch event, framed
 	defaultsMemo                 // the stored JSON with the schema's defaults (withDefaults)
 	validMemo                    // nil, or why the stored bytes do not decode (readable)
+	clientMemo                   // a Client[T]'s shared *T; What's upper bits number T
 )
 
 // memoKey names a value derived from a state shown at revision rev:

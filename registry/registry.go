@@ -73,6 +73,8 @@ type Registry struct {
 
 	openAPIV2Cache openAPIV2Cache // /openapi/v2, built once per registry state
 	gc             *collector     // the garbage collector; nil when disabled
+
+	clientTypes typeIDs // the Go types of Clients, for their shared watch objects' memo keys
 }
 
 type groupVer struct {

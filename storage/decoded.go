@@ -1,0 +1,95 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// WhatReserved marks the MemoKey.What values the storage package uses for
+// itself; callers name their own values below it.
+const WhatReserved uint64 = 1 << 63
+
+// whatMap is the MemoKey.What of Map's decoded form.
+const whatMap = WhatReserved | 1
+
+// Map returns the state o holds, decoded from its JSON Value, with
+// metadata.resourceVersion set to o.Revision: the object as a Kubernetes
+// client sees it, in the form of client-go's unstructured objects (objects
+// are map[string]any, arrays []any, integers int64, other numbers
+// float64).
+//
+// The map is decoded once per state and revision and shared, through
+// o.Memo, by every caller that reads that state: a Get, every item of
+// every List, the event of every watcher. It is read-only, as the objects
+// in an informer's cache are: a caller that wants to change it deep-copies
+// it first (client-go's runtime.DeepCopyJSON does). Changing it in place
+// changes what every other reader sees.
+//
+// Worked example: 100 watchers of a collection each call Map on the event
+// of a write at revision 42; the first call decodes Value, the 99 others
+// get the same map. A DELETED event at revision 43 carries the last state
+// with Revision 43: it shares that state's Memo but is decoded again,
+// since its resourceVersion differs.
+//
+// Without a Memo (a backend that keeps none) every call decodes afresh.
+func (o Object) Map() (map[string]any, error) {
+	v, err := o.Memo.Do(MemoKey{Rev: o.Revision, What: whatMap}, func() (any, error) {
+		return decodeMap(o.Value, o.Revision)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: decoding %s: %w", o.Key, err)
+	}
+	return v.(map[string]any), nil
+}
+
+var errNotObject = errors.New("the stored value is not a JSON object")
+
+// decodeMap decodes value as a JSON object in unstructured form and sets
+// its resourceVersion.
+func decodeMap(value []byte, rev uint64) (map[string]any, error) {
+	d := json.NewDecoder(bytes.NewReader(value))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errNotObject
+	}
+	for k, v := range m {
+		m[k] = unstructured(v)
+	}
+	md, ok := m["metadata"].(map[string]any)
+	if !ok {
+		md = map[string]any{}
+		m["metadata"] = md
+	}
+	md["resourceVersion"] = strconv.FormatUint(rev, 10)
+	return m, nil
+}
+
+// unstructured converts json.Numbers in v, in place, to int64 when they
+// are integers that fit and to float64 otherwise, as apimachinery's
+// unstructured JSON decoding does.
+func unstructured(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return i
+		}
+		f, _ := strconv.ParseFloat(string(v), 64) // a JSON number always parses (±Inf when out of range)
+		return f
+	case map[string]any:
+		for k, x := range v {
+			v[k] = unstructured(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = unstructured(x)
+		}
+	}
+	return v
+}
