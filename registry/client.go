@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -137,11 +138,26 @@ func (c *Client[T]) shared(o storage.Object, rev uint64) (*T, error) {
 	o = withDefaults(c.res, o)
 	key := c.memo
 	key.Rev = rev
-	v, err := o.Memo.Do(key, func() (any, error) { return decodeAs[T](o) })
+	v, _ := o.Memo.Do(key, func() (any, error) { return new(weakObject[T]), nil })
+	w := v.(*weakObject[T])
+	w.mu.Lock() // watchers of one version wait for one decode
+	defer w.mu.Unlock()
+	if x := w.p.Value(); x != nil {
+		return x, nil
+	}
+	x, err := decodeAs[T](o)
 	if err != nil {
 		return nil, err
 	}
-	return v.(*T), nil
+	w.p = weak.Make(x)
+	return x, nil
+}
+
+// weakObject holds a version's shared *T while some watcher holds it: it
+// costs no memory once every watcher has let go.
+type weakObject[T any] struct {
+	mu sync.Mutex
+	p  weak.Pointer[T]
 }
 
 // Get reads one object at the latest revision.

@@ -30,10 +30,14 @@ const whatMap = WhatReserved | 1
 //
 // Worked example: 100 watchers of a collection each call Map on the event
 // of a write at revision 42; the first call decodes Value, the 99 others
-// get the same map. A DELETED event at revision 43 carries the last state
+// (concurrent or later) get the same map. A DELETED event at revision 43 carries the last state
 // with Revision 43: it shares that state's Memo but is decoded again,
 // since its resourceVersion differs.
 //
+// The decoded form stays in the Memo as long as the state does (while it
+// is current or in the watch history): a state read through Map costs its
+// decoded size in memory besides its encoded size, as the objects of
+// kube's watch cache do; states nobody reads this way cost nothing more.
 // Without a Memo (a backend that keeps none) every call decodes afresh.
 func (o Object) Map() (map[string]any, error) {
 	v, err := o.Memo.Do(MemoKey{Rev: o.Revision, What: whatMap}, func() (any, error) {
@@ -43,6 +47,16 @@ func (o Object) Map() (map[string]any, error) {
 		return nil, fmt.Errorf("storage: decoding %s: %w", o.Key, err)
 	}
 	return v.(map[string]any), nil
+}
+
+// ShareMap records m as o's decoded form, the map Map returns to every
+// reader of o's state at o.Revision, unless one is recorded already. A
+// writer that holds the object it just stored uses it to spare readers the
+// decode: m must be what Map would decode (metadata.resourceVersion
+// included), and the caller gives it up — from now on it is read-only and
+// shared. Without a Memo it does nothing.
+func (o Object) ShareMap(m map[string]any) {
+	_, _ = o.Memo.Do(MemoKey{Rev: o.Revision, What: whatMap}, func() (any, error) { return m, nil })
 }
 
 var errNotObject = errors.New("the stored value is not a JSON object")

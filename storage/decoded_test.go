@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"reflect"
@@ -102,6 +103,27 @@ func TestMapDecodesOncePerState(t *testing.T) {
 	}
 }
 
+func TestShareMap(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New(memory.Options{})
+	defer s.Close()
+	out, err := s.Create(ctx, storage.Object{Key: "/w/a", Value: []byte(`{"metadata":{"name":"a"}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := map[string]any{"metadata": map[string]any{"name": "a", "resourceVersion": fmt.Sprint(out.Revision)}}
+	out.ShareMap(given)
+	got, _ := s.Get(ctx, "/w/a", storage.GetOptions{Match: rv.MostRecent})
+	if m, _ := got.Map(); !same(m, given) {
+		t.Errorf("Map() after ShareMap = %v; want the shared map", m)
+	}
+	out.ShareMap(map[string]any{"other": true}) // too late: readers have one
+	if m, _ := got.Map(); !same(m, given) {
+		t.Errorf("a second ShareMap replaced the form readers share: %v", m)
+	}
+	(storage.Object{Value: []byte(`{}`)}).ShareMap(given) // no Memo: nothing to do, no panic
+}
+
 // deepCopy is the copy a caller makes before changing a shared map (what
 // runtime.DeepCopyJSON does for client-go users).
 func deepCopy(v any) any {
@@ -186,4 +208,31 @@ func TestMapMutationDoesNotLeak(t *testing.T) {
 	if !leaked(t, o) {
 		t.Fatal("the leak check missed a change made to the shared map")
 	}
+}
+
+// BenchmarkMap compares a shared read of a ~2 KiB object's decoded form
+// (many goroutines, one Memo) with decoding it on every read.
+func BenchmarkMap(b *testing.B) {
+	value := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default","labels":{"app":"x","shard":"s01"}},"spec":{"replicas":3,"ports":[{"port":80,"protocol":"TCP"},{"port":443,"protocol":"TCP"}],"note":"` +
+		string(bytes.Repeat([]byte("x"), 1500)) + `"}}`)
+	b.Run("shared", func(b *testing.B) {
+		o := storage.Object{Key: "/w", Value: value, Revision: 9, Memo: new(storage.Memo)}
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := o.Map(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+	b.Run("decode-each", func(b *testing.B) {
+		o := storage.Object{Key: "/w", Value: value, Revision: 9}
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := o.Map(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 }

@@ -24,8 +24,8 @@ import (
 // encodes, the 999 others (concurrent or later) wait for it and get the
 // same bytes.
 type Memo struct {
-	mu      sync.Mutex
-	entries []*memoEntry // a handful: one per format and view in use
+	mu      sync.Mutex                   // serialises adding entries
+	entries atomic.Pointer[[]*memoEntry] // a handful, one per format and view in use; copied on add, so lookups take no lock
 }
 
 // MemoKey names one value in a Memo. Rev is the revision the value shows:
@@ -54,9 +54,7 @@ func (m *Memo) Load(key MemoKey) (any, bool) {
 	if m == nil {
 		return nil, false
 	}
-	m.mu.Lock()
 	e := m.find(key)
-	m.mu.Unlock()
 	if e == nil || !e.done.Load() || e.err != nil {
 		return nil, false
 	}
@@ -71,13 +69,10 @@ func (m *Memo) Do(key MemoKey, f func() (any, error)) (any, error) {
 	if m == nil {
 		return f()
 	}
-	m.mu.Lock()
 	e := m.find(key)
 	if e == nil {
-		e = &memoEntry{key: key}
-		m.entries = append(m.entries, e)
+		e = m.add(key)
 	}
-	m.mu.Unlock()
 	e.once.Do(func() {
 		e.v, e.err = f()
 		e.done.Store(true)
@@ -85,12 +80,32 @@ func (m *Memo) Do(key MemoKey, f func() (any, error)) (any, error) {
 	return e.v, e.err
 }
 
-// find returns key's entry; callers hold mu.
+// find returns key's entry, or nil.
 func (m *Memo) find(key MemoKey) *memoEntry {
-	for _, e := range m.entries {
-		if e.key == key {
-			return e
+	if es := m.entries.Load(); es != nil {
+		for _, e := range *es {
+			if e.key == key {
+				return e
+			}
 		}
 	}
 	return nil
+}
+
+// add returns key's entry, adding it if no other caller has meanwhile.
+func (m *Memo) add(key MemoKey) *memoEntry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.find(key); e != nil {
+		return e
+	}
+	var es []*memoEntry
+	if old := m.entries.Load(); old != nil {
+		es = make([]*memoEntry, len(*old), len(*old)+1)
+		copy(es, *old)
+	}
+	e := &memoEntry{key: key}
+	es = append(es, e)
+	m.entries.Store(&es)
+	return e
 }

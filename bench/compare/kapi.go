@@ -20,9 +20,11 @@ import (
 // kapiPeer drives a kapi storage.Interface the way kapi's registry does
 // for a Go caller (registry.Client): the object is encoded to JSON once on
 // the way in (stored without its resourceVersion, with its labels and
-// name/namespace fields beside it), and every object handed back is the
-// state's shared decoded form (storage.Object.Map), decoded once per
-// object version whoever reads it.
+// name/namespace fields beside it); every object a read or a watch hands
+// back is the state's shared decoded form (storage.Object.Map), decoded
+// once per object version whoever reads it (or given by the write that
+// stored it), and a write hands back the caller's object at the new
+// resourceVersion.
 type kapiPeer struct {
 	s     storage.Interface
 	close func()
@@ -39,7 +41,7 @@ func kapiKey(ns, name string) string { return kapiPrefix + ns + "/" + name }
 func KapiMemory() PeerInfo {
 	return PeerInfo{
 		Name: "kapi memory",
-		What: "storage/memory; JSON encode in, one shared decode per object version out",
+		What: "storage/memory; JSON encode in; reads and watches share one decode per object version (storage.Object.Map); a write returns a copy of the caller's object at its new resourceVersion and shares another (storage.Object.ShareMap)",
 		Start: func(context.Context, *Etcd) (Peer, error) {
 			return &kapiPeer{s: memory.New(memory.Options{}), close: func() {}, getMatch: rv.MostRecent}, nil
 		},
@@ -121,8 +123,19 @@ func (p *kapiPeer) Create(ctx context.Context, u *unstructured.Unstructured) (*u
 	if err != nil {
 		return nil, err
 	}
-	res := &unstructured.Unstructured{}
-	return res, fromStored(out, out.Revision, res)
+	return written(u, out), nil
+}
+
+// written is what a write returns. The store keeps the caller's object
+// unchanged but for its resourceVersion, so there is nothing to decode:
+// the caller gets a copy of its object at the write's revision, and
+// another copy becomes the state's shared decoded form (ShareMap), which
+// spares every reader of this version the decode.
+func written(u *unstructured.Unstructured, out storage.Object) *unstructured.Unstructured {
+	res := u.DeepCopy()
+	res.SetResourceVersion(strconv.FormatUint(out.Revision, 10))
+	out.ShareMap(res.DeepCopy().Object)
+	return res
 }
 
 func (p *kapiPeer) Get(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
@@ -151,8 +164,7 @@ func (p *kapiPeer) Update(ctx context.Context, u *unstructured.Unstructured) (*u
 	if err != nil {
 		return nil, err
 	}
-	res := &unstructured.Unstructured{}
-	return res, fromStored(out, out.Revision, res)
+	return written(u, out), nil
 }
 
 func (p *kapiPeer) List(ctx context.Context, opts ListOptions) (Page, error) {
