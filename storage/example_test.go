@@ -1,10 +1,14 @@
 package storage_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
+	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/memory"
 )
 
 // Parse the labelSelector and fieldSelector of a list request and filter
@@ -37,4 +41,21 @@ func ExampleParseLabelSelector() {
 	// /apps/deployments/prod/canary false
 	// /apps/deployments/dev/front false
 	// true unable to parse requirement: found 'web' expected: '('
+}
+
+// Every reader of one stored state shares one decoded form: decode once,
+// then copy before changing it.
+func ExampleObject_Map() {
+	ctx := context.Background()
+	s := memory.New(memory.Options{})
+	defer s.Close()
+	created, _ := s.Create(ctx, storage.Object{Key: "/example.com/widgets/default/w", Value: []byte(`{"metadata":{"name":"w"},"spec":{"replicas":3}}`)})
+	got, _ := s.Get(ctx, created.Key, storage.GetOptions{Match: rv.MostRecent})
+	a, _ := created.Map()
+	b, _ := got.Map()
+	fmt.Println(a["spec"], b["metadata"].(map[string]any)["resourceVersion"])
+	fmt.Println("shared:", reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer())
+	// Output:
+	// map[replicas:3] 2
+	// shared: true
 }

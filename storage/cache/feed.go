@@ -37,9 +37,10 @@ func (c *Cache) relist(ctx context.Context) (watch.Interface, error) {
 	c.mu.Lock()
 	c.ready = false
 	c.mu.Unlock()
-	lctx, cancel := context.WithTimeout(ctx, c.opts.Wait)
-	res, err := c.backend.List(lctx, c.opts.Prefix, storage.ListOptions{})
-	cancel()
+	// Not bounded by Options.Wait, which is for reads waiting on the
+	// cache: listing a large backend takes longer, and a backend bounds
+	// its own calls (etcd3's Options.Timeout).
+	res, err := c.backend.List(ctx, c.opts.Prefix, storage.ListOptions{})
 	if err != nil {
 		return nil, err
 	}

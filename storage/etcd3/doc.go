@@ -33,8 +33,11 @@
 // and 504; watches wait for etcd and resume from their last revision
 // (ErrExpired if it was compacted meanwhile).
 //
-// The Store keeps no state besides its options, so nothing is cached:
-// every read is a round trip to etcd, and objects carry a fresh
-// storage.Memo each time they are read. Put a watch cache in front of it
-// for read-heavy loads.
+// The Store caches no objects: every read is a round trip to etcd. It
+// remembers only the storage.Memo of the latest states it wrote or saw in
+// a watch event, so that such a state shares one Memo between the write,
+// the events of every watch and reads of it (its encodings and decoded
+// form are computed once); older states carry a fresh Memo each time
+// they are read. Put a watch cache in front
+// of it for read-heavy loads.
 package etcd3

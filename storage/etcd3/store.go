@@ -83,6 +83,8 @@ type Store struct {
 	closeOnce sync.Once
 	closeMu   sync.Mutex // orders Watch's Add before Close's Wait
 	watchers  sync.WaitGroup
+
+	memos memos // the Memos of the latest writes, shared with their reads and watch events
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -163,7 +165,7 @@ func (s *Store) Create(ctx context.Context, obj storage.Object) (storage.Object,
 		return storage.Object{}, &storage.Error{Err: storage.ErrExists, Key: obj.Key, Revision: uint64(resp.Header.Revision)}
 	}
 	obj.Revision = uint64(resp.Header.Revision)
-	obj.Memo = new(storage.Memo)
+	obj.Memo = s.memos.remember(obj.Key, obj.Revision)
 	return obj, nil
 }
 
@@ -227,7 +229,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		}
 		if txn.Succeeded {
 			next.Revision = uint64(txn.Header.Revision)
-			next.Memo = new(storage.Memo)
+			next.Memo = s.memos.remember(key, next.Revision)
 			return next, nil
 		}
 		kvs, hdr = txn.Responses[0].GetResponseRange().Kvs, txn.Header.Revision
@@ -311,13 +313,24 @@ func (s *Store) current(key string, kvs []*mvccpb.KeyValue, hdr int64, p storage
 	return cur, kvs[0].Value, nil
 }
 
-// object decodes one etcd key-value, with a fresh Memo: an etcd read
-// cannot find the Memo another read of the same state made.
+// object decodes one etcd key-value read, with the Memo of its state if
+// the Store remembers one, else a fresh one (see memos).
 func (s *Store) object(kv *mvccpb.KeyValue) (storage.Object, error) {
+	return s.decodeKV(kv, s.memos.get)
+}
+
+// event decodes one etcd key-value of a watch event, with the Memo its
+// state shares with the write and with other watches (see memos).
+func (s *Store) event(kv *mvccpb.KeyValue) (storage.Object, error) {
+	return s.decodeKV(kv, s.memos.remember)
+}
+
+func (s *Store) decodeKV(kv *mvccpb.KeyValue, memo func(key string, rev uint64) *storage.Memo) (storage.Object, error) {
+	key := string(kv.Key[len(s.prefix):])
 	o := storage.Object{
-		Key:      string(kv.Key[len(s.prefix):]),
+		Key:      key,
 		Revision: uint64(kv.ModRevision),
-		Memo:     new(storage.Memo),
+		Memo:     memo(key, uint64(kv.ModRevision)),
 	}
 	if err := decode(kv.Value, &o); err != nil {
 		return storage.Object{}, fmt.Errorf("etcd3: %s at revision %d: %w", o.Key, kv.ModRevision, err)

@@ -399,7 +399,7 @@ func (w *watcher) translate(e *clientv3.Event) (watch.Event, bool, error) {
 	var hasPrev bool
 	if e.PrevKv != nil {
 		var err error
-		if prev, err = w.s.object(e.PrevKv); err != nil {
+		if prev, err = w.s.event(e.PrevKv); err != nil {
 			return watch.Event{}, false, err
 		}
 		hasPrev = true
@@ -410,7 +410,7 @@ func (w *watcher) translate(e *clientv3.Event) (watch.Event, bool, error) {
 		}
 		return watch.Event{}, false, nil // without prev-kv (compacted) there is nothing to show
 	}
-	cur, err := w.s.object(e.Kv)
+	cur, err := w.s.event(e.Kv)
 	if err != nil {
 		return watch.Event{}, false, err
 	}

@@ -227,3 +227,61 @@ func goroutines(fns ...string) int {
 	}
 	return count
 }
+
+// TestWriteMemoShared: the state a write made shares the write's Memo
+// with a Get and with the events of every watch, so it is decoded and
+// encoded once in this process; a Store that did not write it makes its
+// own.
+func TestWriteMemoShared(t *testing.T) {
+	srv := <-pool
+	t.Cleanup(func() { pool <- srv })
+	prefix := fmt.Sprintf("/test%d", stores.Add(1))
+	replica := func() *etcd3.Store {
+		s, err := etcd3.New(t.Context(), etcd3.Options{Client: srv.client, Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	s := replica()
+	var ws []watch.Interface
+	for range 2 {
+		w, err := s.Watch(ctx(t), "/g/r/", storage.WatchOptions{Recursive: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		ws = append(ws, w)
+	}
+	created := mustCreate(t, s, "/g/r/ns/a")
+	got, err := s.Get(ctx(t), "/g/r/ns/a", storage.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Memo != created.Memo {
+		t.Error("Get: a new Memo; want the create's")
+	}
+	for i, w := range ws {
+		ev, _ := next(t, w)
+		if o := ev.Object.(storage.Object); o.Memo != created.Memo {
+			t.Errorf("watch %d: event with a new Memo; want the create's", i)
+		}
+	}
+	updated, err := s.GuaranteedUpdate(ctx(t), "/g/r/ns/a", storage.UpdateOptions{}, func(cur storage.Object) (storage.Object, error) {
+		cur.Value = []byte("v2")
+		return cur, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated.Memo == created.Memo {
+		t.Fatal("update: the created state's Memo; want the new state's own")
+	}
+	if ev, _ := next(t, ws[0]); ev.Object.(storage.Object).Memo != updated.Memo {
+		t.Error("watch: MODIFIED event with a new Memo; want the update's")
+	}
+	if o, err := replica().Get(ctx(t), "/g/r/ns/a", storage.GetOptions{}); err != nil || o.Memo == updated.Memo || o.Memo == nil {
+		t.Errorf("another replica's Get: Memo shared %v (err %v); want its own", o.Memo == updated.Memo, err)
+	}
+}
