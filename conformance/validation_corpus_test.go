@@ -15,6 +15,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
@@ -22,6 +23,7 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	kjson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/cel/common"
 	"sigs.k8s.io/yaml"
 )
 
@@ -49,8 +51,11 @@ type validateCase struct {
 	// reads 2.0 as 2, JSON keeps it a float).
 	Object     json.RawMessage `json:"object,omitempty"`
 	ObjectJSON string          `json:"objectJSON,omitempty"`
-	Valid      bool            `json:"valid,omitempty"`
-	Errors     []corpusCause   `json:"errors,omitempty"`
+	// Old, when set, makes the case an update from Old to Object, which
+	// kube checks with validation ratcheting.
+	Old    json.RawMessage `json:"old,omitempty"`
+	Valid  bool            `json:"valid,omitempty"`
+	Errors []corpusCause   `json:"errors,omitempty"`
 }
 
 // corpusCause is one expected error: its type, field and full message
@@ -125,6 +130,22 @@ func kubeValidate(obj any, ss *structuralschema.Structural, v apiservervalidatio
 	return errs
 }
 
+// kubeValidateUpdate is the schema part of kube's
+// customResourceStrategy.ValidateUpdate, with validation ratcheting (on
+// by default): OpenAPI validation correlated with old, embedded
+// resources, and list sets and maps if old has no duplicates.
+func kubeValidateUpdate(obj, old any, ss *structuralschema.Structural, v apiservervalidation.SchemaValidator) field.ErrorList {
+	correlated := common.NewCorrelatedObject(obj, old, &model.Structural{Structural: ss})
+	errs := apiservervalidation.ValidateCustomResourceUpdate(nil, obj, old, v, apiservervalidation.WithRatcheting(correlated))
+	if m, ok := obj.(map[string]any); ok {
+		errs = append(errs, objectmeta.Validate(context.Background(), nil, m, ss, false)...)
+		if om, _ := old.(map[string]any); len(listtype.ValidateListSetsAndMaps(nil, ss, om)) == 0 {
+			errs = append(errs, listtype.ValidateListSetsAndMaps(nil, ss, m)...)
+		}
+	}
+	return errs
+}
+
 // sortedCauses orders causes by field and message: kube walks Go maps,
 // so the order of its errors across keys is random.
 func sortedCauses(cs []corpusCause) []corpusCause {
@@ -192,8 +213,12 @@ func TestValidationCorpus(t *testing.T) {
 			total++
 			t.Run(name+"/validate/"+c.Name, func(t *testing.T) {
 				obj := kubeDecode(t, c.objectBytes())
+				errs := kubeValidate(obj, ss, validator)
+				if c.Old != nil {
+					errs = kubeValidateUpdate(obj, kubeDecode(t, c.Old), ss, validator)
+				}
 				var got []corpusCause
-				for _, e := range kubeValidate(obj, ss, validator) {
+				for _, e := range errs {
 					got = append(got, corpusCause{Type: string(e.Type), Field: e.Field, Message: e.Error()})
 				}
 				got = sortedCauses(got)

@@ -296,14 +296,25 @@ func patchDuplicates(pt string, body []byte) []string {
 }
 
 // validateSchema checks obj against the resource's schema and CEL rules
-// (old is nil on create), as kube validates a custom resource. Resources
-// with a protobuf message are checked by it instead, as kube's built-in
-// types are checked by their Go types (checkRepresentable).
-func validateSchema(ctx context.Context, res *Resource, obj, old Object) []FieldError {
+// (old is nil on create), as kube validates a custom resource. An update
+// (sub "" or "status") is checked with kube's validation ratcheting:
+// errors in values unchanged from old are not reported; a status update
+// checks the status alone. Resources with a protobuf message are checked
+// by it instead, as kube's built-in types are checked by their Go types
+// (checkRepresentable).
+func validateSchema(ctx context.Context, res *Resource, obj, old Object, sub string) []FieldError {
 	if res.Schema == nil || res.Protobuf != nil {
 		return nil
 	}
-	errs := res.Schema.Validate(map[string]any(obj))
+	var errs []FieldError
+	switch {
+	case old == nil:
+		errs = res.Schema.Validate(map[string]any(obj))
+	case sub == "status":
+		errs = res.Schema.ValidateStatusUpdate(obj, old)
+	default:
+		errs = res.Schema.ValidateUpdate(map[string]any(obj), map[string]any(old))
+	}
 	if res.rules != nil && blocking(errs) {
 		return append(errs, FieldError{Type: validation.TypeInvalid, Field: "<nil>", Value: nil,
 			Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"})

@@ -96,7 +96,7 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 		return err
 	}
 	errs := r.validateMeta(res, obj)
-	errs = append(errs, validateSchema(ctx, res, obj, nil)...)
+	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)
 	if res.Strategy.ValidateCreate != nil {
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
 	}
@@ -177,7 +177,7 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 		return nil, err
 	}
 	errs := r.validateMeta(res, obj)
-	errs = append(errs, validateSchema(ctx, res, obj, old)...)
+	errs = append(errs, validateSchema(ctx, res, obj, old, sub)...)
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)
 	}

@@ -46,3 +46,28 @@ properties:
 	// mode: safe
 	// spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0
 }
+
+// An object stored before its schema was tightened can still be updated:
+// errors in values the update leaves unchanged are not reported
+// (validation ratcheting), errors in changed values are.
+func ExampleSchema_ValidateUpdate() {
+	s, err := schema.Parse([]byte(`
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      name: {type: string, maxLength: 5}
+      note: {type: string}
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	old := map[string]any{"spec": map[string]any{"name": "too-long", "note": "a"}}
+	fmt.Println(s.ValidateUpdate(map[string]any{"spec": map[string]any{"name": "too-long", "note": "b"}}, old))
+	fmt.Println(s.ValidateUpdate(map[string]any{"spec": map[string]any{"name": "longer!", "note": "a"}}, old))
+	// Output:
+	// []
+	// [spec.name: Too long: may not be more than 5 bytes]
+}

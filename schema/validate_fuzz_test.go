@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
+
+	"github.com/kapi-dev/kapi/internal/validation"
 )
 
 var fuzzSchemas = []string{
@@ -49,6 +52,60 @@ func FuzzValidate(f *testing.F) {
 			}
 			if !reflect.DeepEqual(runs[0], runs[1]) {
 				t.Fatalf("not deterministic on %s:\n%#v\n%#v", b, runs[0], runs[1])
+			}
+		}
+	})
+}
+
+// FuzzValidateUpdate feeds random pairs of JSON values to ValidateUpdate
+// and ValidateStatusUpdate: none may panic; ratcheting only takes errors
+// away, so every error of ValidateUpdate(obj, old) is one of
+// Validate(obj); with no old object it reports exactly what Validate
+// does; and an unchanged object reports no duplicate list items.
+func FuzzValidateUpdate(f *testing.F) {
+	f.Add([]byte(`{"spec":{"replicas":3,"ports":[{"port":80},{"port":80}]}}`), []byte(`{"spec":{"replicas":"x","ports":[{"port":80}]}}`))
+	f.Add([]byte(`{"spec":{"a":[1,1.0,null]},"m":{"k":null},"e":{"kind":"a_b"}}`), []byte(`{"spec":{"a":[1,1]},"m":{"k":"b"}}`))
+	f.Add([]byte(`{"status":{"x":1},"spec":{"name":"long"}}`), []byte(`{"status":[1]}`))
+	var schemas []*Schema
+	for _, src := range append(fuzzSchemas, ratchetSchema) {
+		s, err := Parse([]byte(src))
+		if err != nil {
+			f.Fatal(err)
+		}
+		schemas = append(schemas, s)
+	}
+	decode := func(b []byte) (any, bool) {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var v any
+		return v, d.Decode(&v) == nil
+	}
+	f.Fuzz(func(t *testing.T, nb, ob []byte) {
+		obj, ok1 := decode(nb)
+		old, ok2 := decode(ob)
+		same, _ := decode(nb)
+		if !ok1 || !ok2 {
+			return
+		}
+		for _, s := range schemas {
+			all := s.Validate(obj)
+			if got := s.ValidateUpdate(obj, nil); !reflect.DeepEqual(got, all) {
+				t.Fatalf("ValidateUpdate(%s, nil) = %v; Validate = %v", nb, got, all)
+			}
+			for _, e := range s.ValidateUpdate(obj, old) {
+				if !slices.ContainsFunc(all, func(a FieldError) bool { return reflect.DeepEqual(a, e) }) {
+					t.Fatalf("ValidateUpdate(%s, %s) reports %v, which Validate does not: %v", nb, ob, e, all)
+				}
+			}
+			for _, e := range s.ValidateUpdate(obj, same) {
+				if e.Type == validation.TypeDuplicate {
+					t.Fatalf("ValidateUpdate(%s, itself) reports duplicate %v", nb, e)
+				}
+			}
+			om, ok1 := old.(map[string]any)
+			nm, ok2 := obj.(map[string]any)
+			if ok1 && ok2 {
+				s.ValidateStatusUpdate(nm, om)
 			}
 		}
 	})

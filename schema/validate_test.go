@@ -28,8 +28,11 @@ type validateCase struct {
 	Name       string          `json:"name"`
 	Object     json.RawMessage `json:"object,omitempty"`
 	ObjectJSON string          `json:"objectJSON,omitempty"`
-	Valid      bool            `json:"valid,omitempty"`
-	Errors     []corpusCause   `json:"errors,omitempty"`
+	// Old, when set, makes the case an update from Old to Object,
+	// checked with ratcheting (ValidateUpdate).
+	Old    json.RawMessage `json:"old,omitempty"`
+	Valid  bool            `json:"valid,omitempty"`
+	Errors []corpusCause   `json:"errors,omitempty"`
 }
 
 type corpusCause struct {
@@ -141,7 +144,12 @@ func TestValidateCorpus(t *testing.T) {
 				}
 				obj := decodeJSON(t, b)
 				before := canonicalJSON(t, obj)
-				errs := s.Validate(obj)
+				var errs []FieldError
+				if c.Old != nil {
+					errs = s.ValidateUpdate(obj, decodeJSON(t, c.Old))
+				} else {
+					errs = s.Validate(obj)
+				}
 				if got := len(errs) == 0; got != c.Valid {
 					t.Errorf("valid = %v; want %v", got, c.Valid)
 				}
