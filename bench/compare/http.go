@@ -148,6 +148,9 @@ type httpPeer struct {
 	res   dynamic.NamespaceableResourceInterface
 	count *wireCount
 	close func()
+	// hc and listURL serve rawList.
+	hc      *http.Client
+	listURL string
 }
 
 // bytesRead reports what the peer's client has read so far: response
@@ -159,7 +162,34 @@ func newHTTPPeer(cfg *rest.Config, count *wireCount, close func()) (*httpPeer, e
 	if err != nil {
 		return nil, err
 	}
-	return &httpPeer{res: dyn.Resource(WidgetGVR), count: count, close: close}, nil
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &httpPeer{res: dyn.Resource(WidgetGVR), count: count, close: close,
+		hc: hc, listURL: cfg.Host + "/apis/" + WidgetGVR.Group + "/" + WidgetGVR.Version + "/" + WidgetGVR.Resource}, nil
+}
+
+// rawList GETs every widget as JSON with the client's transport (gzip
+// accepted, as client-go does) and reads the body without decoding it:
+// what the server and the wire can do, the client's decode aside. It
+// returns the body's (decoded) length.
+func (p *httpPeer) rawList(ctx context.Context) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.listURL, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s", p.listURL, resp.Status)
+	}
+	return n, err
 }
 
 // KapiHTTP is kapi's example server (examples/apiserver/server's

@@ -124,6 +124,7 @@ func Rows(c Config) []Row {
 		{"get", "get, objects/s (1 caller)"},
 		{"list", fmt.Sprintf("list %d whole, ms", c.N)},
 		{"listmbs", "… MB/s of JSON (JSON MB; MB read off the connection, gzip/TLS)"},
+		{"listraw", "… the same GET, body read but not decoded: MB/s of JSON (ms)"},
 		{"label", fmt.Sprintf("list %d, 1%% by label selector, ms", c.N)},
 		{"pages", fmt.Sprintf("paged walk of %d (limit %d), ms", c.N, c.PageSize)},
 		{"update", fmt.Sprintf("update, %d workers on one object: updates/s", c.UpdateWorkers)},
@@ -314,6 +315,23 @@ func listScenarios(ctx context.Context, cfg Config, p Peer, fig map[string]strin
 		body, wire := float64(body1-body0)/3/1e6, float64(wire1-wire0)/3/1e6
 		fig["listmbs"] = fmt.Sprintf("%.0f MB/s (%.1f MB; %.1f MB)", body/d.Seconds(), body, wire)
 	}
+	if raw, ok := p.(interface {
+		rawList(context.Context) (int64, error)
+	}); ok {
+		var ds []time.Duration
+		var n int64
+		for range 3 {
+			start := time.Now()
+			b, err := raw.rawList(ctx)
+			if err != nil {
+				return err
+			}
+			ds = append(ds, time.Since(start))
+			n = b
+		}
+		d := median(ds)
+		fig["listraw"] = fmt.Sprintf("%.0f MB/s (%s ms)", float64(n)/1e6/d.Seconds(), ms(d))
+	}
 	want := 0
 	for i := range cfg.N {
 		if i%Shards == 7 {
@@ -354,7 +372,7 @@ func listScenarios(ctx context.Context, cfg Config, p Peer, fig map[string]strin
 	if items != cfg.N {
 		fig["pages"] += fmt.Sprintf(", %d items!", items)
 	}
-	fmt.Fprintf(cfg.Log, "   list %s ms (%s), label %s ms, pages %s\n", fig["list"], fig["listmbs"], fig["label"], fig["pages"])
+	fmt.Fprintf(cfg.Log, "   list %s ms (%s; raw %s), label %s ms, pages %s\n", fig["list"], fig["listmbs"], fig["listraw"], fig["label"], fig["pages"])
 	return nil
 }
 

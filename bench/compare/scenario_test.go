@@ -50,9 +50,11 @@ func TestRunSmall(t *testing.T) {
 			if got, want := fig["sstalled"], "not ended: all 50, late"; got != want {
 				t.Errorf("sstalled: got %q; want %q", got, want)
 			}
-			_, http := fig["listmbs"]
-			if got, want := http, info.Name == "kapi HTTP"; got != want {
-				t.Errorf("listmbs present: got %v; want %v (%q)", got, want, fig["listmbs"])
+			for _, k := range []string{"listmbs", "listraw"} {
+				_, http := fig[k]
+				if got, want := http, info.Name == "kapi HTTP"; got != want {
+					t.Errorf("%s present: got %v; want %v (%q)", k, got, want, fig[k])
+				}
 			}
 		})
 	}
