@@ -30,6 +30,8 @@ func Peers() []PeerInfo {
 		ControllerRuntimeFake(),
 		KubeEtcd3(),
 		KubeCacher(),
+		KapiHTTP(),
+		KubeHTTP(),
 	}
 }
 

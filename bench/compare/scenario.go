@@ -22,24 +22,35 @@ const (
 	ScenarioGet    = "get"
 	ScenarioList   = "list"   // whole, 1% by label, paged walk
 	ScenarioUpdate = "update" // 8 workers on one object, conflicts retried
-	ScenarioWatch  = "watch"  // fan-out
+	ScenarioWatch  = "watch"  // fan-out to Watchers
+	// ScenarioWatchMany is the fan-out to ManyWatchers.
+	ScenarioWatchMany = "watch1000"
+	// ScenarioStall is a fan-out with one watcher that never reads.
+	ScenarioStall = "stall"
 )
 
 // AllScenarios lists every scenario.
-var AllScenarios = []string{ScenarioCreate, ScenarioGet, ScenarioList, ScenarioUpdate, ScenarioWatch}
+var AllScenarios = []string{ScenarioCreate, ScenarioGet, ScenarioList, ScenarioUpdate, ScenarioWatch, ScenarioWatchMany, ScenarioStall}
 
 // Config sizes a run. Zero fields take the defaults in brackets.
 type Config struct {
-	N               int      // objects [10000]
-	Scenarios       []string // [AllScenarios]; create always runs (the others need the objects)
-	UpdateWorkers   int      // [8]
-	UpdatesEach     int      // per update worker [100]
-	Watchers        int      // [100]
-	WatchWrites     int      // [1000]
-	WatchWriters    int      // [4]
-	PageSize        int64    // [500]
-	WatchDrainLimit time.Duration
-	Log             io.Writer // progress, or nil
+	N               int           // objects [10000]
+	Scenarios       []string      // [AllScenarios]; create always runs (the others need the objects)
+	UpdateWorkers   int           // [8]
+	UpdatesEach     int           // per update worker [100]
+	Watchers        int           // [100]
+	WatchWrites     int           // [1000]
+	WatchWriters    int           // [4]
+	PageSize        int64         // [500]
+	WatchDrainLimit time.Duration // how long watchers may take to catch up after the writes [20s]
+	ManyWatchers    int           // [1000]
+	ManyWrites      int           // writes of the ManyWatchers fan-out [100]
+	StallReaders    int           // watchers that read beside the stalled one [10]
+	StallWrites     int           // [3000]
+	// WriteLimit bounds the writes of one watch scenario: writers still
+	// blocked after it are reported as such [2m].
+	WriteLimit time.Duration
+	Log        io.Writer // progress, or nil
 }
 
 func (c *Config) defaults() {
@@ -70,6 +81,21 @@ func (c *Config) defaults() {
 	if c.WatchDrainLimit <= 0 {
 		c.WatchDrainLimit = 20 * time.Second
 	}
+	if c.ManyWatchers <= 0 {
+		c.ManyWatchers = 1000
+	}
+	if c.ManyWrites <= 0 {
+		c.ManyWrites = 100
+	}
+	if c.StallReaders <= 0 {
+		c.StallReaders = 10
+	}
+	if c.StallWrites <= 0 {
+		c.StallWrites = 3000
+	}
+	if c.WriteLimit <= 0 {
+		c.WriteLimit = 2 * time.Minute
+	}
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
@@ -97,6 +123,8 @@ func Rows(c Config) []Row {
 		{"heap", "heap per stored object (2 KiB JSON)"},
 		{"get", "get, objects/s (1 caller)"},
 		{"list", fmt.Sprintf("list %d whole, ms", c.N)},
+		{"listmbs", "… MB/s of JSON (JSON MB; MB read off the connection, gzip/TLS)"},
+		{"listraw", "… the same GET, body read but not decoded: MB/s of JSON (ms)"},
 		{"label", fmt.Sprintf("list %d, 1%% by label selector, ms", c.N)},
 		{"pages", fmt.Sprintf("paged walk of %d (limit %d), ms", c.N, c.PageSize)},
 		{"update", fmt.Sprintf("update, %d workers on one object: updates/s", c.UpdateWorkers)},
@@ -108,6 +136,18 @@ func Rows(c Config) []Row {
 		{"wpanics", "… writes that panicked"},
 		{"wp50", "… delivery latency p50"},
 		{"wp99", "… delivery latency p99"},
+		{"mwrites", fmt.Sprintf("watch fan-out: writes/s, %d writers, %d watchers, %d writes", c.WatchWriters, c.ManyWatchers, c.ManyWrites)},
+		{"mdelivered", "… events delivered / expected"},
+		{"mended", "… watchers ended early by the store"},
+		{"mpanics", "… writes that panicked"},
+		{"mp50", "… delivery latency p50"},
+		{"mp99", "… delivery latency p99"},
+		{"swrites", fmt.Sprintf("one stalled watcher: writes/s, %d writers, %d writes, %d watchers reading + 1 never reading", c.WatchWriters, c.StallWrites, c.StallReaders)},
+		{"spanics", "… writes that panicked"},
+		{"sdelivered", fmt.Sprintf("… events delivered to the %d readers / expected", c.StallReaders)},
+		{"sended", "… readers ended early by the store"},
+		{"sp99", "… delivery latency p99 to the readers"},
+		{"sstalled", "… the stalled watcher, read after the writes"},
 	}
 }
 
@@ -227,8 +267,18 @@ func runPeer(ctx context.Context, cfg Config, p Peer, fig map[string]string) err
 		}
 	}
 	if cfg.has(ScenarioWatch) {
-		if err := watchScenario(ctx, cfg, p, fig); err != nil {
-			return err
+		if err := fanOut(ctx, cfg, p, fig, "w", cfg.Watchers, min(cfg.WatchWrites, cfg.N)); err != nil {
+			return fmt.Errorf("watch fan-out to %d: %w", cfg.Watchers, err)
+		}
+	}
+	if cfg.has(ScenarioWatchMany) {
+		if err := fanOut(ctx, cfg, p, fig, "m", cfg.ManyWatchers, min(cfg.ManyWrites, cfg.N)); err != nil {
+			fig["mwrites"] = "error: " + err.Error()
+		}
+	}
+	if cfg.has(ScenarioStall) {
+		if err := stallScenario(ctx, cfg, p, fig); err != nil {
+			fig["swrites"] = "error: " + err.Error()
 		}
 	}
 	return nil
@@ -250,11 +300,38 @@ func listScenarios(ctx context.Context, cfg Config, p Peer, fig map[string]strin
 		}
 		return median(ds), nil
 	}
+	counter, overHTTP := p.(interface{ bytesRead() (body, wire int64) })
+	var body0, wire0 int64
+	if overHTTP {
+		body0, wire0 = counter.bytesRead()
+	}
 	d, err := timeList(3, ListOptions{}, cfg.N)
 	if err != nil {
 		return err
 	}
 	fig["list"] = ms(d)
+	if overHTTP {
+		body1, wire1 := counter.bytesRead()
+		body, wire := float64(body1-body0)/3/1e6, float64(wire1-wire0)/3/1e6
+		fig["listmbs"] = fmt.Sprintf("%.0f MB/s (%.1f MB; %.1f MB)", body/d.Seconds(), body, wire)
+	}
+	if raw, ok := p.(interface {
+		rawList(context.Context) (int64, error)
+	}); ok {
+		var ds []time.Duration
+		var n int64
+		for range 3 {
+			start := time.Now()
+			b, err := raw.rawList(ctx)
+			if err != nil {
+				return err
+			}
+			ds = append(ds, time.Since(start))
+			n = b
+		}
+		d := median(ds)
+		fig["listraw"] = fmt.Sprintf("%.0f MB/s (%s ms)", float64(n)/1e6/d.Seconds(), ms(d))
+	}
 	want := 0
 	for i := range cfg.N {
 		if i%Shards == 7 {
@@ -295,7 +372,7 @@ func listScenarios(ctx context.Context, cfg Config, p Peer, fig map[string]strin
 	if items != cfg.N {
 		fig["pages"] += fmt.Sprintf(", %d items!", items)
 	}
-	fmt.Fprintf(cfg.Log, "   list %s ms, label %s ms, pages %s\n", fig["list"], fig["label"], fig["pages"])
+	fmt.Fprintf(cfg.Log, "   list %s ms (%s; raw %s), label %s ms, pages %s\n", fig["list"], fig["listmbs"], fig["listraw"], fig["label"], fig["pages"])
 	return nil
 }
 
@@ -364,125 +441,6 @@ func consistentGet(ctx context.Context, p Peer, i int) (*unstructured.Unstructur
 		}
 	}
 	return nil, fmt.Errorf("%s/%s not in the list", ns, name)
-}
-
-type watchStats struct {
-	delivered int
-	ended     bool
-	lat       []time.Duration
-}
-
-func watchScenario(ctx context.Context, cfg Config, p Peer, fig map[string]string) error {
-	writes := min(cfg.WatchWrites, cfg.N)
-	first, err := p.List(ctx, ListOptions{LabelSelector: "shard=s00"})
-	if err != nil {
-		return err
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stats := make([]watchStats, cfg.Watchers)
-	watchers := make([]Watcher, cfg.Watchers)
-	for i := range watchers {
-		w, err := p.Watch(wctx, first.ResourceVersion)
-		if err != nil {
-			return fmt.Errorf("watch %d: %w", i, err)
-		}
-		watchers[i] = w
-	}
-	var stopping atomic.Bool
-	var readers sync.WaitGroup
-	for i, w := range watchers {
-		st := &stats[i]
-		st.lat = make([]time.Duration, 0, writes)
-		readers.Go(func() {
-			for st.delivered < writes {
-				o, ok := w.Next()
-				if !ok {
-					st.ended = !stopping.Load()
-					return
-				}
-				sent := specInt(o, "sentAt")
-				if sent == 0 {
-					continue // not one of this scenario's writes
-				}
-				st.lat = append(st.lat, time.Duration(time.Now().UnixNano()-sent))
-				st.delivered++
-			}
-		})
-	}
-
-	var panics atomic.Int64
-	var wg sync.WaitGroup
-	errc := make(chan error, cfg.WatchWriters)
-	start := time.Now()
-	for wr := range cfg.WatchWriters {
-		wg.Go(func() {
-			for i := wr; i < writes; i += cfg.WatchWriters {
-				ns, name := Name(i)
-				cur, err := p.Get(ctx, ns, name)
-				if err != nil {
-					errc <- err
-					return
-				}
-				cur = cur.DeepCopy()
-				setSpecInt(cur, "sentAt", time.Now().UnixNano())
-				func() {
-					defer func() {
-						if r := recover(); r != nil {
-							panics.Add(1)
-						}
-					}()
-					_, err = p.Update(ctx, cur)
-				}()
-				if err != nil {
-					errc <- fmt.Errorf("update %s/%s: %w", ns, name, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	d := time.Since(start)
-	close(errc)
-	if err := <-errc; err != nil {
-		return fmt.Errorf("watch writers: %w", err)
-	}
-	done := make(chan struct{})
-	go func() { readers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(cfg.WatchDrainLimit):
-		stopping.Store(true)
-		cancel()
-		for _, w := range watchers {
-			w.Stop()
-		}
-		<-done
-	}
-	for _, w := range watchers {
-		w.Stop()
-	}
-	var all []time.Duration
-	delivered, ended := 0, 0
-	for _, st := range stats {
-		delivered += st.delivered
-		if st.ended {
-			ended++
-		}
-		all = append(all, st.lat...)
-	}
-	fig["wwrites"] = rate(writes, d)
-	fig["wdelivered"] = fmt.Sprintf("%d / %d", delivered, writes*cfg.Watchers)
-	fig["wended"] = fmt.Sprint(ended)
-	fig["wpanics"] = fmt.Sprint(panics.Load())
-	if len(all) > 0 {
-		slices.Sort(all)
-		fig["wp50"] = dur(all[len(all)/2])
-		fig["wp99"] = dur(all[len(all)*99/100])
-	}
-	fmt.Fprintf(cfg.Log, "   watch %s writes/s, delivered %s, ended %s, panics %s, p50 %s p99 %s\n",
-		fig["wwrites"], fig["wdelivered"], fig["wended"], fig["wpanics"], fig["wp50"], fig["wp99"])
-	return nil
 }
 
 func dur(d time.Duration) string {

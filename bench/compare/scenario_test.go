@@ -1,0 +1,110 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestRunSmall runs every scenario, scaled down, on the in-memory kapi
+// peers (in-process and over HTTP) and checks the figures that must hold
+// for a correct store: nothing lost, every event delivered, no watcher
+// ended, the list's bytes counted over HTTP. The apiextensions-apiserver
+// peer (an etcd and a server start) is left to cmd/compare.
+func TestRunSmall(t *testing.T) {
+	cfg := Config{
+		N: 60, UpdateWorkers: 3, UpdatesEach: 5,
+		Watchers: 4, WatchWrites: 20,
+		ManyWatchers: 12, ManyWrites: 10,
+		StallReaders: 2, StallWrites: 50,
+		PageSize: 25, WriteLimit: 20 * time.Second,
+	}
+	for _, info := range []PeerInfo{KapiMemory(), KapiHTTP()} {
+		t.Run(info.Name, func(t *testing.T) {
+			results := Run(context.Background(), cfg, []PeerInfo{info})
+			if results[0].Err != nil {
+				t.Fatalf("run: %v", results[0].Err)
+			}
+			fig := results[0].Figures
+			want := map[string]string{
+				"lost":       "0",
+				"wdelivered": fmt.Sprintf("%d / %d", 20*4, 20*4),
+				"wended":     "0",
+				"mdelivered": fmt.Sprintf("%d / %d", 10*12, 10*12),
+				"mended":     "0",
+				"sdelivered": fmt.Sprintf("%d / %d", 50*2, 50*2),
+				"sended":     "0",
+				"spanics":    "0",
+				"pages":      "(3 pages)",
+			}
+			for k, v := range want {
+				if !strings.Contains(fig[k], v) {
+					t.Errorf("%s: got %q; want %q", k, fig[k], v)
+				}
+			}
+			// 50 writes fit in every buffer: the stalled watcher gets them all.
+			if got, want := fig["sstalled"], "not ended: all 50, late"; got != want {
+				t.Errorf("sstalled: got %q; want %q", got, want)
+			}
+			for _, k := range []string{"listmbs", "listraw"} {
+				_, http := fig[k]
+				if got, want := http, info.Name == "kapi HTTP"; got != want {
+					t.Errorf("%s present: got %v; want %v (%q)", k, got, want, fig[k])
+				}
+			}
+		})
+	}
+}
+
+// stuckWatcher gives n stamped events, then blocks until stopped, or ends
+// if end is set.
+type stuckWatcher struct {
+	n    int
+	end  bool
+	stop chan struct{}
+}
+
+func (w *stuckWatcher) Next() (*unstructured.Unstructured, bool) {
+	if w.n > 0 {
+		w.n--
+		u := Widget(0)
+		setSpecInt(u, "sentAt", 1)
+		return u, true
+	}
+	if !w.end {
+		<-w.stop
+	}
+	return nil, false
+}
+
+func (w *stuckWatcher) Stop() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+}
+
+func TestReadStalled(t *testing.T) {
+	tests := []struct {
+		name string
+		w    *stuckWatcher
+		want string
+	}{
+		{"all", &stuckWatcher{n: 5}, "not ended: all 5, late"},
+		{"ended", &stuckWatcher{n: 2, end: true}, "ended by the store (had 2 of 5)"},
+		{"silent", &stuckWatcher{n: 3}, "not ended: 3 of 5, then silent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.w.stop = make(chan struct{})
+			if got := readStalled(tt.w, 5); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
