@@ -37,8 +37,8 @@ type FieldManager struct {
 	kind       string
 	// updaters per subresource ("" is the main resource); each ignores its
 	// subresource's reset fields.
-	updaters map[string]*merge.Updater
-	any      *merge.Updater // for subresources without reset fields
+	updaters map[string]*updater
+	any      *updater // for subresources without reset fields
 }
 
 // FieldManagerOptions are the optional parts of a FieldManager.
@@ -63,8 +63,9 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %s: %w", apiVersion, err)
 	}
-	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*merge.Updater{}}
-	m.any = (&merge.UpdaterBuilder{Converter: sameVersion{}}).BuildUpdater()
+	v := fieldpath.APIVersion(apiVersion)
+	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}}
+	m.any = &updater{version: v}
 	for sub, paths := range opts.ResetFields {
 		set := fieldpath.NewSet()
 		for _, p := range paths {
@@ -78,31 +79,17 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 			}
 			set.Insert(fp)
 		}
-		m.updaters[sub] = (&merge.UpdaterBuilder{
-			Converter:    sameVersion{},
-			IgnoreFilter: map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(apiVersion): fieldpath.NewExcludeSetFilter(set)},
-		}).BuildUpdater()
+		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set)}
 	}
 	return m, nil
 }
 
-func (m *FieldManager) updater(subresource string) *merge.Updater {
+func (m *FieldManager) updater(subresource string) *updater {
 	if u, ok := m.updaters[subresource]; ok {
 		return u
 	}
 	return m.any
 }
-
-// sameVersion is the merge.Converter of a FieldManager: it knows one
-// version, and reads entries of other apiVersions with it (what kube does
-// for CRD versions with the None conversion strategy and equal schemas).
-type sameVersion struct{}
-
-func (sameVersion) Convert(tv *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
-	return tv, nil
-}
-
-func (sameVersion) IsMissingVersionError(error) bool { return false }
 
 // ApplyOptions are the parameters of one server-side apply.
 type ApplyOptions struct {
@@ -259,7 +246,7 @@ func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource boo
 // request is one Apply or Update going through kube's chain of managers.
 type request struct {
 	m   *FieldManager
-	u   *merge.Updater
+	u   *updater
 	now *time.Time
 	sub string
 }
@@ -275,7 +262,7 @@ func (r *request) id(manager, op string) string {
 func (r *request) update(liveTV, newTV *typed.TypedValue, mg *managed, manager string) (*managed, error) {
 	const self = "current-operation"
 	id := r.id(manager, OperationUpdate)
-	_, fields, err := r.u.Update(liveTV, newTV, fieldpath.APIVersion(r.m.apiVersion), mg.fields, self)
+	fields, err := r.u.update(liveTV, newTV, mg.fields, self)
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to update ManagedFields: " + err.Error()}
 	}
@@ -344,7 +331,7 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 		}
 	}
 	id := r.id(manager, OperationApply)
-	newTV, fields, err := r.u.Apply(liveTV, cfgTV, fieldpath.APIVersion(r.m.apiVersion), mg.fields, id, force)
+	newTV, fields, err := r.u.apply(liveTV, cfgTV, mg.fields, id, force)
 	if err != nil {
 		var cs merge.Conflicts
 		if errors.As(err, &cs) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -167,7 +168,15 @@ func decodeManaged(entries []entry) (*managed, error) {
 // fieldsToSet reads a FieldsV1 trie as fieldpath.Set.FromJSON does: an
 // object without (known) children is a member of its parent, "." marks a
 // member that also has children, unknown path element kinds are dropped.
+// The keys are sorted first so that the set's sorted slices are built by
+// appending (map order is random; inserting in it is quadratic).
 func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err error) {
+	type kid struct {
+		pe  fieldpath.PathElement
+		sub map[string]any
+	}
+	kids := make([]kid, 0, len(m))
+	sorted := true
 	for k, v := range m {
 		if k == "." {
 			isMember = true
@@ -183,7 +192,16 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 		if !ok {
 			return nil, false, fmt.Errorf("%s: expected an object", k)
 		}
-		grand, member, err := fieldsToSet(sub)
+		if n := len(kids); n > 0 && sorted && !kids[n-1].pe.Less(pe) {
+			sorted = false
+		}
+		kids = append(kids, kid{pe, sub})
+	}
+	if !sorted {
+		slices.SortStableFunc(kids, func(a, b kid) int { return a.pe.Compare(b.pe) })
+	}
+	for _, c := range kids {
+		grand, member, err := fieldsToSet(c.sub)
 		if err != nil {
 			return nil, false, err
 		}
@@ -191,10 +209,10 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 			children = &fieldpath.Set{}
 		}
 		if member {
-			children.Members.Insert(pe)
+			children.Members.Insert(c.pe)
 		}
 		if grand != nil {
-			*children.Children.Descend(pe) = *grand
+			*children.Children.Descend(c.pe) = *grand
 		}
 	}
 	if children == nil {
@@ -207,11 +225,10 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 func setToFields(s *fieldpath.Set) map[string]any {
 	out := make(map[string]any, s.Members.Size()+s.Children.Size())
 	s.Members.Iterate(func(pe fieldpath.PathElement) {
-		k, _ := fieldpath.SerializePathElement(pe)
-		out[k] = map[string]any{}
+		out[peKey(pe)] = map[string]any{}
 	})
 	s.Children.Iterate(func(pe fieldpath.PathElement) {
-		k, _ := fieldpath.SerializePathElement(pe)
+		k := peKey(pe)
 		child, _ := s.Children.Get(pe)
 		m := setToFields(child)
 		if _, member := out[k]; member && len(m) > 0 {
@@ -220,6 +237,19 @@ func setToFields(s *fieldpath.Set) map[string]any {
 		out[k] = m
 	})
 	return out
+}
+
+// peKey is fieldpath.SerializePathElement, without its JSON stream for
+// field names and indexes.
+func peKey(pe fieldpath.PathElement) string {
+	switch {
+	case pe.FieldName != nil:
+		return "f:" + *pe.FieldName
+	case pe.Index != nil:
+		return "i:" + strconv.Itoa(*pe.Index)
+	}
+	k, _ := fieldpath.SerializePathElement(pe)
+	return k
 }
 
 // encode turns mg into metadata.managedFields items, sorted as kube sorts
