@@ -50,7 +50,7 @@ func (u *updater) reconcile(live *typed.TypedValue, managers fieldpath.ManagedFi
 // force). One comparison serves every version; smd compares again per
 // version (with the identity conversion, the same walk).
 func (u *updater) diff(live, obj *typed.TypedValue, managers fieldpath.ManagedFields, workflow string, force bool) (fieldpath.ManagedFields, *typed.Comparison, error) {
-	raw, err := live.Compare(obj)
+	raw, err := compare(live, obj)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to compare objects: %v", err)
 	}
@@ -229,4 +229,96 @@ func (u *updater) prune(merged *typed.TypedValue, managers fieldpath.ManagedFiel
 		return nil, fmt.Errorf("failed add back dangling items: failed to create field set from merged object in last applied version: %v", mergedErr)
 	}
 	return merged.RemoveItems(ms.Difference(ps.EnsureNamedFieldsAreMembers(sc, tr)).Intersection(lastSet)), nil
+}
+
+// compare is live.Compare(obj) over only the parts that differ: every map
+// entry with the same key and an identical value on both sides is left
+// out of both, at every depth. Such an entry adds nothing to a comparison
+// (it is neither added, removed nor modified, and a map left empty on
+// both sides is an equal leaf), so the result is the same, and the walk
+// through smd's generic values is over the change instead of the object.
+// Both values were validated when they became typed values.
+func compare(live, obj *typed.TypedValue) (*typed.Comparison, error) {
+	l, lok := live.AsValue().Unstructured().(map[string]any)
+	r, rok := obj.AsValue().Unstructured().(map[string]any)
+	if !lok || !rok {
+		return live.Compare(obj)
+	}
+	l, r = changed(l, r)
+	sc, tr := live.Schema(), live.TypeRef()
+	return typed.AsTypedUnvalidated(value.NewValueInterface(l), sc, tr).Compare(typed.AsTypedUnvalidated(value.NewValueInterface(r), sc, tr))
+}
+
+// changed returns l and r without the entries they share (same key,
+// identical value), recursively through maps on both sides; l and r are
+// not modified.
+func changed(l, r map[string]any) (map[string]any, map[string]any) {
+	lo := make(map[string]any, len(l))
+	ro := make(map[string]any, len(r))
+	for k, rv := range r {
+		lv, ok := l[k]
+		if !ok {
+			ro[k] = rv
+			continue
+		}
+		if identical(lv, rv) {
+			continue
+		}
+		lm, lok := lv.(map[string]any)
+		rm, rok := rv.(map[string]any)
+		if lok && rok {
+			lv, rv = changed(lm, rm)
+		}
+		lo[k], ro[k] = lv, rv
+	}
+	for k, lv := range l {
+		if _, ok := r[k]; !ok {
+			lo[k] = lv
+		}
+	}
+	return lo, ro
+}
+
+// identical reports whether a and b are the same JSON-form value, with the
+// same Go types (so that smd's equality holds too); nulls are never
+// identical, which keeps every null for smd to judge.
+func identical(a, b any) bool {
+	switch a := a.(type) {
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case int64:
+		b, ok := b.(int64)
+		return ok && a == b
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	case float64:
+		b, ok := b.(float64)
+		return ok && a == b
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !identical(av, bv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !identical(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
