@@ -206,6 +206,11 @@ func (u *updater) prune(merged *typed.TypedValue, managers fieldpath.ManagedFiel
 		pruned = merged.RemoveItems(ms.Difference(ps.EnsureNamedFieldsAreMembers(sc, tr).Union(managed.EnsureNamedFieldsAreMembers(sc, tr))))
 		return nil
 	}
+	if pruneUnchanged && len(byVersion) == 1 && byVersion[u.version] != nil {
+		if ms, err := mergedSetAt(u.version); err == nil && keepsAll(lastSet, ms, byVersion[u.version].EnsureNamedFieldsAreMembers(sc, tr)) {
+			return merged, nil
+		}
+	}
 	if managed, ok := byVersion[last.APIVersion()]; ok {
 		if err := addBack(last.APIVersion(), managed); err != nil {
 			return nil, fmt.Errorf("failed add back owned items: %v", err)
@@ -321,4 +326,74 @@ func identical(a, b any) bool {
 		return true
 	}
 	return false
+}
+
+// pruneUnchanged enables keepsAll's shortcut (tests turn it off to check
+// that it changes nothing).
+var pruneUnchanged = true
+
+// keepsAll reports, for one version, that prune would return merged
+// unchanged, without pruning: last is the applier's previous set, merged
+// the merged object's and managed every manager's (the applier's new one
+// included), each with its named fields as members. Pruning removes from
+// merged what is in last but no longer in the pruned object; the pruned
+// object is merged less the paths neither it after removing last nor a
+// manager holds — unmanaged paths (a subset of merged − managed). So
+// nothing is removed when
+//   - every path of last that merged has is managed, and
+//   - no unmanaged path is an ancestor of such a path, or lies inside a
+//     list item (removing part of an item can leave it without its keys,
+//     an error for smd);
+//
+// and smd's field sets of the intermediate objects do not fail when every
+// list item last reaches into is a member of last itself (so it is
+// removed whole rather than emptied).
+func keepsAll(last, merged, managed *fieldpath.Set) bool {
+	if !itemsWhole(last) {
+		return false
+	}
+	held := last.Intersection(merged)
+	if !held.Difference(managed).Empty() {
+		return false
+	}
+	ok := true
+	merged.Difference(managed).Iterate(func(p fieldpath.Path) {
+		if !ok {
+			return
+		}
+		for _, pe := range p[:len(p)-1] {
+			if pe.FieldName == nil {
+				ok = false
+				return
+			}
+		}
+		n := held
+		for _, pe := range p {
+			c, found := n.Children.Get(pe)
+			if !found {
+				return
+			}
+			n = c
+		}
+		ok = n.Empty()
+	})
+	return ok
+}
+
+// itemsWhole reports whether every list item (key, value or index element)
+// s has children under is a member of s as well.
+func itemsWhole(s *fieldpath.Set) bool {
+	ok := true
+	s.Children.Iterate(func(pe fieldpath.PathElement) {
+		if !ok {
+			return
+		}
+		if pe.FieldName == nil && !s.Members.Has(pe) {
+			ok = false
+			return
+		}
+		c, _ := s.Children.Get(pe)
+		ok = itemsWhole(c)
+	})
+	return ok
 }
