@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // ErrSchema is the class of an object that does not fit the resource's
@@ -204,14 +205,23 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 		}
 		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
 	}
-	liveTV, err := m.typ.FromUnstructured(toSMD(withoutManagedFields(live)), typed.AllowDuplicates)
+	// Both are only read from here on: views, not copies.
+	lv, _ := smdView(withoutManagedFields(live))
+	liveV := lv.(map[string]any)
+	liveTV, err := m.typ.FromUnstructured(liveV, typed.AllowDuplicates)
 	if err != nil {
 		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert live object (%s) to smd typed: %v", m.describe(live), err)}
 	}
-	newTV, err := m.typ.FromUnstructured(toSMD(out), typed.AllowDuplicates)
-	if err != nil {
+	// Validation looks at each value on its own, so what the new object
+	// shares with the valid live one is valid: only the rest is checked
+	// (same errors, same paths).
+	nv, _ := smdView(out)
+	newV := nv.(map[string]any)
+	_, diff := changed(liveV, newV)
+	if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
 		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
 	}
+	newTV := typed.AsTypedUnvalidated(value.NewValueInterface(newV), m.typ.Schema, m.typ.TypeRef)
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
 	if mg, err = r.update(liveTV, newTV, mg, opts.Manager); err != nil {
 		return err
@@ -366,15 +376,13 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 		out[k] = v
 	}
 	if md, ok := obj["metadata"].(map[string]any); ok {
-		if _, has := md["managedFields"]; has {
-			c := make(map[string]any, len(md))
-			for k, v := range md {
-				if k != "managedFields" {
-					c[k] = v
-				}
+		c := make(map[string]any, len(md))
+		for k, v := range md {
+			if k != "managedFields" {
+				c[k] = v
 			}
-			out["metadata"] = c
 		}
+		out["metadata"] = c
 	}
 	return out
 }

@@ -198,7 +198,7 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 		kids = append(kids, kid{pe, sub})
 	}
 	if !sorted {
-		slices.SortStableFunc(kids, func(a, b kid) int { return a.pe.Compare(b.pe) })
+		slices.SortFunc(kids, func(a, b kid) int { return a.pe.Compare(b.pe) })
 	}
 	for _, c := range kids {
 		grand, member, err := fieldsToSet(c.sub)
@@ -411,6 +411,49 @@ func toSMD(v any) any {
 		return f
 	}
 	return v
+}
+
+// smdView is toSMD for values smd only reads: containers without a
+// json.Number inside are shared rather than copied (ok reports a copy).
+func smdView(v any) (out any, copied bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		var c map[string]any
+		for k, e := range v {
+			ce, cc := smdView(e)
+			if cc && c == nil {
+				c = make(map[string]any, len(v))
+				for k2, e2 := range v {
+					c[k2] = e2
+				}
+			}
+			if c != nil {
+				c[k] = ce
+			}
+		}
+		if c == nil {
+			return v, false
+		}
+		return c, true
+	case []any:
+		var c []any
+		for i, e := range v {
+			ce, cc := smdView(e)
+			if cc && c == nil {
+				c = append([]any(nil), v...)
+			}
+			if c != nil {
+				c[i] = ce
+			}
+		}
+		if c == nil {
+			return v, false
+		}
+		return c, true
+	case json.Number:
+		return toSMD(v), true
+	}
+	return v, false
 }
 
 // fromSMD turns the numbers of v back into json.Number, in place for maps

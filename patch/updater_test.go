@@ -146,3 +146,63 @@ func TestPruneShortcutRandom(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { sameBothWays(t, fm, nil, steps) })
 	}
 }
+
+// TestUpdateValidatesChange checks that an update is refused for a bad
+// value in what it changes, though only that part is validated again.
+func TestUpdateValidatesChange(t *testing.T) {
+	fm, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{Kind: "Widget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := fm.Apply(nil, benchWidget(t, 1<<10), patch.ApplyOptions{Manager: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live = withUID(live)
+	for _, tc := range []struct {
+		name string
+		edit func(spec map[string]any)
+		want string // "" for no error
+	}{
+		{"valid", func(spec map[string]any) { spec["replicas"] = json.Number("5") }, ""},
+		{"scalar", func(spec map[string]any) { spec["replicas"] = "five" }, ".spec.replicas"},
+		{"nested", func(spec map[string]any) { spec["ports"].([]any)[1].(map[string]any)["name"] = json.Number("1") }, ".spec.ports"},
+		{"new map", func(spec map[string]any) { spec["selector"] = map[string]any{"a": []any{"x"}} }, ".spec.selector.a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := withUID(benchWidget(t, 1<<10))
+			obj["metadata"].(map[string]any)["managedFields"] = entries(live)
+			tc.edit(obj["spec"].(map[string]any))
+			got, err := fm.Update(live, obj, patch.UpdateOptions{Manager: "editor"})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("got error %v; want none", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "failed to convert new object") || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got error %v; want one about the new object at %s", err, tc.want)
+			case tc.want != "" && !reflect.DeepEqual(entries(got), entries(live)):
+				t.Fatalf("got managedFields %s; want live's", mustJSON(entries(got)))
+			}
+		})
+	}
+}
+
+// TestUpdateLeavesObjectAlone checks that Update's result has its own
+// metadata: a create's managedFields do not show up in the caller's
+// object.
+func TestUpdateLeavesObjectAlone(t *testing.T) {
+	fm, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{Kind: "Widget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := benchWidget(t, 1<<10)
+	got, err := fm.Update(nil, obj, patch.UpdateOptions{Manager: "creator"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries(got)) != 1 {
+		t.Fatalf("got managedFields %s; want the creator's entry", mustJSON(entries(got)))
+	}
+	if _, has := obj["metadata"].(map[string]any)["managedFields"]; has {
+		t.Fatalf("got managedFields in the caller's object; want none")
+	}
+}
