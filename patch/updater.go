@@ -136,7 +136,7 @@ func (u *updater) apply(live, config *typed.TypedValue, managers fieldpath.Manag
 		return nil, nil, fmt.Errorf("failed to merge config: %v", err)
 	}
 	last := managers[manager]
-	set, err := config.ToFieldSet()
+	set, err := fieldSet(config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to get field set: %v", err)
 	}
@@ -182,7 +182,7 @@ func (u *updater) prune(merged *typed.TypedValue, managers fieldpath.ManagedFiel
 	mergedErr := error(nil)
 	mergedSetAt := func(v fieldpath.APIVersion) (*fieldpath.Set, error) {
 		if mergedSet == nil && mergedErr == nil {
-			s, err := merged.ToFieldSet()
+			s, err := fieldSet(merged)
 			if err != nil {
 				mergedErr = err
 			} else {
@@ -199,7 +199,7 @@ func (u *updater) prune(merged *typed.TypedValue, managers fieldpath.ManagedFiel
 		if err != nil {
 			return err
 		}
-		ps, err := pruned.ToFieldSet()
+		ps, err := fieldSet(pruned)
 		if err != nil {
 			return fmt.Errorf("failed to create field set from pruned object at version %v: %v", v, err)
 		}
@@ -225,7 +225,7 @@ func (u *updater) prune(merged *typed.TypedValue, managers fieldpath.ManagedFiel
 
 	// addBackDanglingItems: what pruning removed must have been the
 	// applier's.
-	ps, err := pruned.ToFieldSet()
+	ps, err := fieldSet(pruned)
 	if err != nil {
 		return nil, fmt.Errorf("failed add back dangling items: failed to create field set from pruned object in last applied version: %v", err)
 	}

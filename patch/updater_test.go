@@ -206,3 +206,61 @@ func TestUpdateLeavesObjectAlone(t *testing.T) {
 		t.Fatalf("got managedFields in the caller's object; want none")
 	}
 }
+
+// TestFieldSetMatchesSMD checks kapi's field set walk against smd's
+// ToFieldSet on random widgets and on every corpus object, with the
+// widget schema and without a schema.
+func TestFieldSetMatchesSMD(t *testing.T) {
+	var objs []map[string]any
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 200; i++ {
+		o := randomWidget(r)
+		if i%5 == 0 {
+			o["spec"].(map[string]any)["size"] = []any{json.Number("3"), "3"}[r.Intn(2)]
+			o["spec"].(map[string]any)["extra"] = map[string]any{"a": map[string]any{"b": []any{"c"}}, "n": nil}
+			o["status"] = map[string]any{"readyReplicas": json.Number("1"), "conditions": []any{map[string]any{"type": "Ready"}}}
+		}
+		objs = append(objs, o)
+	}
+	files, _ := filepath.Glob("testdata/apply/*.yaml")
+	for _, f := range files {
+		if strings.HasSuffix(f, "-schema.yaml") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c corpusCase
+		decodeJSONForm(t, b, &c)
+		for _, st := range c.Steps {
+			if st.Object != nil {
+				objs = append(objs, st.Object)
+			}
+		}
+	}
+	widget, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := patch.NewFieldManager(nil, "example.com/v1", patch.FieldManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for i, o := range objs {
+		for _, fm := range []*patch.FieldManager{widget, none} {
+			fast, smd, err := patch.FieldSets(fm, o)
+			if err != nil {
+				continue // not an object of this schema
+			}
+			checked++
+			if fast != smd {
+				t.Fatalf("object %d %s: got field set\n%s\nwant\n%s", i, mustJSON(o), fast, smd)
+			}
+		}
+	}
+	if checked < len(objs) {
+		t.Fatalf("got %d objects checked; want at least %d", checked, len(objs))
+	}
+}
