@@ -46,6 +46,9 @@ func setOf(sc *smdschema.Schema, tr smdschema.TypeRef, v any) (set *fieldpath.Se
 		if a.List.ElementRelationship == smdschema.Atomic {
 			return nil, true, true
 		}
+		if s, ok := listSet(sc, a.List, v); ok {
+			return s, false, true
+		}
 		s, err := typed.AsTypedUnvalidated(value.NewValueInterface(v), sc, tr).ToFieldSet()
 		return s, false, err == nil
 	case map[string]any:
@@ -88,4 +91,69 @@ func mapSet(sc *smdschema.Schema, t *smdschema.Map, m map[string]any) (*fieldpat
 		}
 	}
 	return s, false, true
+}
+
+// listSet is smd's visitListItems for an associative list whose items
+// name themselves plainly: every key field present with a scalar value
+// (a set's items scalars), no two items alike. Items are visited in path
+// element order. ok is false for anything else, which smd walks.
+func listSet(sc *smdschema.Schema, t *smdschema.List, l []any) (*fieldpath.Set, bool) {
+	if t.ElementRelationship != smdschema.Associative {
+		return nil, false
+	}
+	type item struct {
+		pe fieldpath.PathElement
+		v  any
+	}
+	items := make([]item, 0, len(l))
+	for _, v := range l {
+		var pe fieldpath.PathElement
+		if len(t.Keys) == 0 {
+			if !isScalar(v) {
+				return nil, false
+			}
+			x := value.NewValueInterface(v)
+			pe.Value = &x
+		} else {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			key := make(value.FieldList, 0, len(t.Keys))
+			for _, k := range t.Keys {
+				kv, ok := m[k]
+				if !ok || !isScalar(kv) {
+					return nil, false
+				}
+				key = append(key, value.Field{Name: k, Value: value.NewValueInterface(kv)})
+			}
+			key.Sort()
+			pe.Key = &key
+		}
+		items = append(items, item{pe, v})
+	}
+	slices.SortFunc(items, func(a, b item) int { return a.pe.Compare(b.pe) })
+	s := &fieldpath.Set{}
+	for i, it := range items {
+		if i > 0 && items[i-1].pe.Equals(it.pe) {
+			return nil, false // duplicates: smd's own rules
+		}
+		child, _, ok := setOf(sc, t.ElementType, it.v)
+		if !ok {
+			return nil, false
+		}
+		s.Members.Insert(it.pe)
+		if child != nil && !child.Empty() {
+			*s.Children.Descend(it.pe) = *child
+		}
+	}
+	return s, true
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case string, bool, int64, float64:
+		return true
+	}
+	return false
 }
