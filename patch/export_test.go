@@ -2,11 +2,12 @@ package patch
 
 import "sigs.k8s.io/structured-merge-diff/v6/typed"
 
-// SetPruneShortcut turns prune's keepsAll shortcut on or off, for tests
-// that check it changes nothing; it returns the previous setting.
+// SetPruneShortcut turns prune's keepsAll shortcut and merge's on or off,
+// for tests that check they change nothing; it returns the previous
+// setting.
 func SetPruneShortcut(on bool) bool {
 	was := pruneUnchanged
-	pruneUnchanged = on
+	pruneUnchanged, mergeChanged = on, on
 	return was
 }
 

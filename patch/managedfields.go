@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -172,6 +173,7 @@ func decodeManaged(entries []entry) (*managed, error) {
 // appending (map order is random; inserting in it is quadratic).
 func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err error) {
 	type kid struct {
+		key string
 		pe  fieldpath.PathElement
 		sub map[string]any
 	}
@@ -195,10 +197,19 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 		if n := len(kids); n > 0 && sorted && !kids[n-1].pe.Less(pe) {
 			sorted = false
 		}
-		kids = append(kids, kid{pe, sub})
+		kids = append(kids, kid{k, pe, sub})
 	}
 	if !sorted {
-		slices.SortFunc(kids, func(a, b kid) int { return a.pe.Compare(b.pe) })
+		// The keys' order is nearly always the elements' (the same kind,
+		// numbers of as many digits): sort by the cheap one, check, and
+		// sort by the elements only when it is not.
+		slices.SortFunc(kids, func(a, b kid) int { return strings.Compare(a.key, b.key) })
+		for i := 1; i < len(kids); i++ {
+			if !kids[i-1].pe.Less(kids[i].pe) {
+				slices.SortFunc(kids, func(a, b kid) int { return a.pe.Compare(b.pe) })
+				break
+			}
+		}
 	}
 	for _, c := range kids {
 		grand, member, err := fieldsToSet(c.sub)

@@ -131,7 +131,7 @@ func (u *updater) apply(live, config *typed.TypedValue, managers fieldpath.Manag
 	if err != nil {
 		return nil, nil, err
 	}
-	merged, err := live.Merge(config)
+	merged, err := mergeTyped(live, config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to merge config: %v", err)
 	}
@@ -175,7 +175,7 @@ func (u *updater) prune(merged *typed.TypedValue, managers fieldpath.ManagedFiel
 		if s, ok := byVersion[vs.APIVersion()]; ok {
 			byVersion[vs.APIVersion()] = s.Union(vs.Set())
 		} else {
-			byVersion[vs.APIVersion()] = fieldpath.NewSet().Union(vs.Set())
+			byVersion[vs.APIVersion()] = vs.Set() // sets are not modified: a union is a new set
 		}
 	}
 	var mergedSet *fieldpath.Set
@@ -396,4 +396,60 @@ func itemsWhole(s *fieldpath.Set) bool {
 		ok = itemsWhole(c)
 	})
 	return ok
+}
+
+// mergeChanged enables mergeTyped's shortcut (tests turn it off to check that
+// it changes nothing).
+var mergeChanged = true
+
+// mergeTyped is live.Merge(config) with smd merging only what differs: map
+// entries identical on both sides merge into themselves (config's value
+// wins and is the same), so they are left out of smd's merge and put back
+// into its result. Anything unexpected, errors included, goes through
+// smd's merge of the whole objects.
+func mergeTyped(live, config *typed.TypedValue) (*typed.TypedValue, error) {
+	l, lok := live.AsValue().Unstructured().(map[string]any)
+	r, rok := config.AsValue().Unstructured().(map[string]any)
+	if !mergeChanged || !lok || !rok {
+		return live.Merge(config)
+	}
+	lr, rr := changed(l, r)
+	sc, tr := live.Schema(), live.TypeRef()
+	m, err := typed.AsTypedUnvalidated(value.NewValueInterface(lr), sc, tr).Merge(typed.AsTypedUnvalidated(value.NewValueInterface(rr), sc, tr))
+	if err != nil {
+		return live.Merge(config)
+	}
+	out, ok := m.AsValue().Unstructured().(map[string]any)
+	if !ok || !putBack(out, l, r) {
+		return live.Merge(config)
+	}
+	return typed.AsTypedUnvalidated(value.NewValueInterface(out), sc, tr), nil
+}
+
+// putBack puts the entries changed left out of l and r back into out,
+// the merge of what it kept; out's maps along the way are the merge's
+// own. It reports false when out does not have the shape it should.
+func putBack(out, l, r map[string]any) bool {
+	for k, rv := range r {
+		lv, ok := l[k]
+		if !ok {
+			continue
+		}
+		if identical(lv, rv) {
+			if _, taken := out[k]; taken {
+				return false
+			}
+			out[k] = rv
+			continue
+		}
+		lm, lok := lv.(map[string]any)
+		rm, rok := rv.(map[string]any)
+		if lok && rok {
+			om, ok := out[k].(map[string]any)
+			if !ok || !putBack(om, lm, rm) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -116,7 +116,13 @@ func randomWidget(r *rand.Rand) map[string]any {
 		spec["settings"] = settings
 	}
 	if r.Intn(3) == 0 {
-		spec["selector"] = map[string]any{"app": fmt.Sprint(r.Intn(2))}
+		spec["selector"] = map[string]any{"app": fmt.Sprint(r.Intn(2)), "tier": "web"}
+	}
+	if r.Intn(3) == 0 { // preserve-unknown-fields: deduced maps and lists
+		spec["extra"] = map[string]any{"a": map[string]any{"b": fmt.Sprint(r.Intn(2)), "c": "x"}, "l": []any{"x", fmt.Sprint(r.Intn(2))}}
+	}
+	if r.Intn(4) == 0 { // int-or-string: untyped
+		spec["size"] = []any{json.Number("3"), "3"}[r.Intn(2)]
 	}
 	md := map[string]any{"name": "w"}
 	if r.Intn(2) == 0 {
@@ -133,7 +139,7 @@ func TestPruneShortcutRandom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for seed := int64(0); seed < 40; seed++ {
+	for seed := int64(0); seed < 100; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		var steps []corpusStep
 		for i := 0; i < 12; i++ {
