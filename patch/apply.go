@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // ErrSchema is the class of an object that does not fit the resource's
@@ -37,8 +38,8 @@ type FieldManager struct {
 	kind       string
 	// updaters per subresource ("" is the main resource); each ignores its
 	// subresource's reset fields.
-	updaters map[string]*merge.Updater
-	any      *merge.Updater // for subresources without reset fields
+	updaters map[string]*updater
+	any      *updater // for subresources without reset fields
 }
 
 // FieldManagerOptions are the optional parts of a FieldManager.
@@ -63,8 +64,9 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %s: %w", apiVersion, err)
 	}
-	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*merge.Updater{}}
-	m.any = (&merge.UpdaterBuilder{Converter: sameVersion{}}).BuildUpdater()
+	v := fieldpath.APIVersion(apiVersion)
+	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}}
+	m.any = &updater{version: v}
 	for sub, paths := range opts.ResetFields {
 		set := fieldpath.NewSet()
 		for _, p := range paths {
@@ -78,31 +80,17 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 			}
 			set.Insert(fp)
 		}
-		m.updaters[sub] = (&merge.UpdaterBuilder{
-			Converter:    sameVersion{},
-			IgnoreFilter: map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(apiVersion): fieldpath.NewExcludeSetFilter(set)},
-		}).BuildUpdater()
+		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set)}
 	}
 	return m, nil
 }
 
-func (m *FieldManager) updater(subresource string) *merge.Updater {
+func (m *FieldManager) updater(subresource string) *updater {
 	if u, ok := m.updaters[subresource]; ok {
 		return u
 	}
 	return m.any
 }
-
-// sameVersion is the merge.Converter of a FieldManager: it knows one
-// version, and reads entries of other apiVersions with it (what kube does
-// for CRD versions with the None conversion strategy and equal schemas).
-type sameVersion struct{}
-
-func (sameVersion) Convert(tv *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
-	return tv, nil
-}
-
-func (sameVersion) IsMissingVersionError(error) bool { return false }
 
 // ApplyOptions are the parameters of one server-side apply.
 type ApplyOptions struct {
@@ -217,14 +205,23 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 		}
 		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
 	}
-	liveTV, err := m.typ.FromUnstructured(toSMD(withoutManagedFields(live)), typed.AllowDuplicates)
+	// Both are only read from here on: views, not copies.
+	lv, _ := smdView(withoutManagedFields(live))
+	liveV := lv.(map[string]any)
+	liveTV, err := m.typ.FromUnstructured(liveV, typed.AllowDuplicates)
 	if err != nil {
 		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert live object (%s) to smd typed: %v", m.describe(live), err)}
 	}
-	newTV, err := m.typ.FromUnstructured(toSMD(out), typed.AllowDuplicates)
-	if err != nil {
+	// Validation looks at each value on its own, so what the new object
+	// shares with the valid live one is valid: only the rest is checked
+	// (same errors, same paths).
+	nv, _ := smdView(out)
+	newV := nv.(map[string]any)
+	_, diff := changed(liveV, newV)
+	if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
 		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
 	}
+	newTV := typed.AsTypedUnvalidated(value.NewValueInterface(newV), m.typ.Schema, m.typ.TypeRef)
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
 	if mg, err = r.update(liveTV, newTV, mg, opts.Manager); err != nil {
 		return err
@@ -259,7 +256,7 @@ func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource boo
 // request is one Apply or Update going through kube's chain of managers.
 type request struct {
 	m   *FieldManager
-	u   *merge.Updater
+	u   *updater
 	now *time.Time
 	sub string
 }
@@ -275,7 +272,7 @@ func (r *request) id(manager, op string) string {
 func (r *request) update(liveTV, newTV *typed.TypedValue, mg *managed, manager string) (*managed, error) {
 	const self = "current-operation"
 	id := r.id(manager, OperationUpdate)
-	_, fields, err := r.u.Update(liveTV, newTV, fieldpath.APIVersion(r.m.apiVersion), mg.fields, self)
+	fields, err := r.u.update(liveTV, newTV, mg.fields, self)
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to update ManagedFields: " + err.Error()}
 	}
@@ -344,7 +341,7 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 		}
 	}
 	id := r.id(manager, OperationApply)
-	newTV, fields, err := r.u.Apply(liveTV, cfgTV, fieldpath.APIVersion(r.m.apiVersion), mg.fields, id, force)
+	newTV, fields, err := r.u.apply(liveTV, cfgTV, mg.fields, id, force)
 	if err != nil {
 		var cs merge.Conflicts
 		if errors.As(err, &cs) {
@@ -379,15 +376,13 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 		out[k] = v
 	}
 	if md, ok := obj["metadata"].(map[string]any); ok {
-		if _, has := md["managedFields"]; has {
-			c := make(map[string]any, len(md))
-			for k, v := range md {
-				if k != "managedFields" {
-					c[k] = v
-				}
+		c := make(map[string]any, len(md))
+		for k, v := range md {
+			if k != "managedFields" {
+				c[k] = v
 			}
-			out["metadata"] = c
 		}
+		out["metadata"] = c
 	}
 	return out
 }

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -167,7 +169,16 @@ func decodeManaged(entries []entry) (*managed, error) {
 // fieldsToSet reads a FieldsV1 trie as fieldpath.Set.FromJSON does: an
 // object without (known) children is a member of its parent, "." marks a
 // member that also has children, unknown path element kinds are dropped.
+// The keys are sorted first so that the set's sorted slices are built by
+// appending (map order is random; inserting in it is quadratic).
 func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err error) {
+	type kid struct {
+		key string
+		pe  fieldpath.PathElement
+		sub map[string]any
+	}
+	kids := make([]kid, 0, len(m))
+	sorted := true
 	for k, v := range m {
 		if k == "." {
 			isMember = true
@@ -183,7 +194,25 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 		if !ok {
 			return nil, false, fmt.Errorf("%s: expected an object", k)
 		}
-		grand, member, err := fieldsToSet(sub)
+		if n := len(kids); n > 0 && sorted && !kids[n-1].pe.Less(pe) {
+			sorted = false
+		}
+		kids = append(kids, kid{k, pe, sub})
+	}
+	if !sorted {
+		// The keys' order is nearly always the elements' (the same kind,
+		// numbers of as many digits): sort by the cheap one, check, and
+		// sort by the elements only when it is not.
+		slices.SortFunc(kids, func(a, b kid) int { return strings.Compare(a.key, b.key) })
+		for i := 1; i < len(kids); i++ {
+			if !kids[i-1].pe.Less(kids[i].pe) {
+				slices.SortFunc(kids, func(a, b kid) int { return a.pe.Compare(b.pe) })
+				break
+			}
+		}
+	}
+	for _, c := range kids {
+		grand, member, err := fieldsToSet(c.sub)
 		if err != nil {
 			return nil, false, err
 		}
@@ -191,10 +220,10 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 			children = &fieldpath.Set{}
 		}
 		if member {
-			children.Members.Insert(pe)
+			children.Members.Insert(c.pe)
 		}
 		if grand != nil {
-			*children.Children.Descend(pe) = *grand
+			*children.Children.Descend(c.pe) = *grand
 		}
 	}
 	if children == nil {
@@ -207,11 +236,10 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 func setToFields(s *fieldpath.Set) map[string]any {
 	out := make(map[string]any, s.Members.Size()+s.Children.Size())
 	s.Members.Iterate(func(pe fieldpath.PathElement) {
-		k, _ := fieldpath.SerializePathElement(pe)
-		out[k] = map[string]any{}
+		out[peKey(pe)] = map[string]any{}
 	})
 	s.Children.Iterate(func(pe fieldpath.PathElement) {
-		k, _ := fieldpath.SerializePathElement(pe)
+		k := peKey(pe)
 		child, _ := s.Children.Get(pe)
 		m := setToFields(child)
 		if _, member := out[k]; member && len(m) > 0 {
@@ -220,6 +248,19 @@ func setToFields(s *fieldpath.Set) map[string]any {
 		out[k] = m
 	})
 	return out
+}
+
+// peKey is fieldpath.SerializePathElement, without its JSON stream for
+// field names and indexes.
+func peKey(pe fieldpath.PathElement) string {
+	switch {
+	case pe.FieldName != nil:
+		return "f:" + *pe.FieldName
+	case pe.Index != nil:
+		return "i:" + strconv.Itoa(*pe.Index)
+	}
+	k, _ := fieldpath.SerializePathElement(pe)
+	return k
 }
 
 // encode turns mg into metadata.managedFields items, sorted as kube sorts
@@ -381,6 +422,49 @@ func toSMD(v any) any {
 		return f
 	}
 	return v
+}
+
+// smdView is toSMD for values smd only reads: containers without a
+// json.Number inside are shared rather than copied (ok reports a copy).
+func smdView(v any) (out any, copied bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		var c map[string]any
+		for k, e := range v {
+			ce, cc := smdView(e)
+			if cc && c == nil {
+				c = make(map[string]any, len(v))
+				for k2, e2 := range v {
+					c[k2] = e2
+				}
+			}
+			if c != nil {
+				c[k] = ce
+			}
+		}
+		if c == nil {
+			return v, false
+		}
+		return c, true
+	case []any:
+		var c []any
+		for i, e := range v {
+			ce, cc := smdView(e)
+			if cc && c == nil {
+				c = append([]any(nil), v...)
+			}
+			if c != nil {
+				c[i] = ce
+			}
+		}
+		if c == nil {
+			return v, false
+		}
+		return c, true
+	case json.Number:
+		return toSMD(v), true
+	}
+	return v, false
 }
 
 // fromSMD turns the numbers of v back into json.Number, in place for maps
