@@ -244,3 +244,41 @@ func benchWatchers(b *testing.B, start func(e *benchEnv, ctx context.Context, go
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i*watchers), "ns/event")
 }
+
+// BenchmarkTransport serves a GET and a list of 10 widgets through
+// reg.Transport() (in-process, no socket) and through a loopback TCP
+// httptest.Server, both with net/http's client; bodies are read, not
+// decoded, so the ratio is the transport's.
+func BenchmarkTransport(b *testing.B) {
+	e := newBenchEnv(b)
+	e.fill(b, 10)
+	clients := []struct {
+		name string
+		c    *http.Client
+		base string
+	}{
+		{"tcp", e.http, e.url},
+		{"inprocess", &http.Client{Transport: e.reg.Transport()}, "http://kapi"},
+	}
+	for _, op := range []struct{ name, path string }{
+		{"get", widgetsPath + "/w000003"},
+		{"list10", widgetsPath},
+	} {
+		for _, c := range clients {
+			b.Run(op.name+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					resp, err := c.c.Get(c.base + op.path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Fatalf("GET %s: %d", op.path, resp.StatusCode)
+					}
+				}
+			})
+		}
+	}
+}

@@ -8,9 +8,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	fxcbor "github.com/fxamacker/cbor/v2"
 
@@ -186,4 +190,119 @@ func formatOf(mediaType string) format {
 		}
 	}
 	return jsonFormat
+}
+
+// BenchmarkWatchFanout delivers JSON watch events to 100 and 1000 HTTP
+// watchers. "lockstep" writes one configmap and waits until every watcher
+// has it (one event pending at a time); "burst" writes b.N configmaps back
+// to back and then waits, so events queue up at slow watchers. The writer
+// posts through reg.Transport(), so that its writes do not queue behind
+// the watchers' sockets. ns/op is per write; writes/s counts writes whose
+// event reached every watcher.
+// Latencies run from the start of a write's POST to a watcher reading its
+// event; allocs/delivery is every allocation of the process (server,
+// watchers' readers and the writer) per event per watcher.
+func BenchmarkWatchFanout(b *testing.B) {
+	for _, watchers := range []int{100, 1000} {
+		for _, burst := range []bool{false, true} {
+			mode := "lockstep"
+			if burst {
+				mode = "burst"
+			}
+			b.Run(fmt.Sprintf("%d/%s", watchers, mode), func(b *testing.B) {
+				benchFanout(b, watchers, burst)
+			})
+		}
+	}
+}
+
+func benchFanout(b *testing.B, watchers int, burst bool) {
+	reg, url := newFormatBench(b)
+	writer := &http.Client{Transport: reg.Transport()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tr := &http.Transport{MaxIdleConnsPerHost: watchers, MaxConnsPerHost: watchers + 10}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	n := b.N
+	start := make([]atomic.Int64, n) // unix ns at which write k began
+	lat := make([][]time.Duration, watchers)
+	got := make(chan struct{}, watchers)
+	var ready, all, exited sync.WaitGroup
+	for w := range watchers {
+		lat[w] = make([]time.Duration, 0, n)
+		ready.Add(1)
+		all.Add(1)
+		exited.Add(1)
+		go func() {
+			defer exited.Done()
+			req, _ := http.NewRequestWithContext(ctx, "GET", url+"/api/v1/namespaces/default/configmaps?watch=true", nil)
+			resp, err := client.Do(req)
+			ready.Done()
+			if err != nil {
+				all.Done()
+				return
+			}
+			defer resp.Body.Close()
+			next := eventReader("json", resp.Body)
+			k := 0
+			for next() == nil {
+				if k < n {
+					lat[w] = append(lat[w], time.Duration(time.Now().UnixNano()-start[k].Load()))
+				}
+				if k++; k == n {
+					all.Done()
+				}
+				if !burst {
+					select {
+					case got <- struct{}{}:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
+			if k < n {
+				all.Done()
+			}
+		}()
+	}
+	ready.Wait()
+	body := benchConfigMap("%s")
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	b.ResetTimer()
+	for i := range n {
+		start[i].Store(time.Now().UnixNano())
+		resp, err := writer.Post("http://kapi/api/v1/namespaces/default/configmaps", mediaJSON, strings.NewReader(fmt.Sprintf(body, fmt.Sprint("cm-", i))))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			b.Fatalf("create: %d", resp.StatusCode)
+		}
+		if !burst {
+			for range watchers {
+				<-got
+			}
+		}
+	}
+	all.Wait()
+	b.StopTimer()
+	runtime.ReadMemStats(&m1)
+	var ds []time.Duration
+	for _, l := range lat {
+		ds = append(ds, l...)
+	}
+	slices.Sort(ds)
+	if len(ds) != n*watchers {
+		b.Fatalf("got %d deliveries; want %d", len(ds), n*watchers)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "writes/s")
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(n*watchers), "allocs/delivery")
+	cancel()
+	exited.Wait()
 }

@@ -38,9 +38,14 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 }
 
 // serveWatch streams events in the negotiated format (newline-separated
-// JSON documents, length-prefixed protobuf frames, or a CBOR sequence), one
-// flushed chunk per event, until timeoutSeconds (or a randomised default),
-// the client going away, or the store ending the watch.
+// JSON documents, length-prefixed protobuf frames, or a CBOR sequence)
+// until timeoutSeconds (or a randomised default), the client going away,
+// or the store ending the watch. Events are sent in batches: once one
+// arrives, every event already waiting on the watch (up to maxBatch, or
+// batchBytes of frames) joins it, and the batch goes out in one Write and
+// one Flush. A watcher that keeps up gets each event as its own chunk; one
+// that falls behind catches up in few large writes instead of a syscall
+// per event.
 func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 	t, err := negotiateFor(rq.Request, rq.res, watchEndpoint)
 	if err != nil {
@@ -79,7 +84,7 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 	s := &eventWriter{r: r, res: rq.res, t: t, include: include, headers: true, w: w, last: lq.req.Revision}
 	if err != nil { // too old: one ERROR event, then the stream ends
 		s.writeError(toStatus(err, rq.res, ""))
-		rc.Flush()
+		s.send(rc)
 		return nil
 	}
 	defer wi.Stop()
@@ -105,14 +110,89 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 			if !ok {
 				return nil
 			}
-			if !s.write(ev) {
+			if !s.batch(ev, wi.ResultChan()) {
+				s.send(rc)
 				return nil
 			}
 		}
-		if err := rc.Flush(); err != nil {
+		if !s.send(rc) {
 			return nil
 		}
 	}
+}
+
+// Bounds of one batch of watch events: it stops growing at maxBatch
+// events or once its frames reach batchBytes (one frame may pass it).
+const (
+	maxBatch   = 64
+	batchBytes = 64 << 10
+)
+
+// batch queues ev and the events already waiting on ch, without waiting
+// for more. It reports false when the stream should end once what was
+// queued is sent (an ERROR event, or ch closed).
+func (s *eventWriter) batch(ev watch.Event, ch <-chan watch.Event) bool {
+	for n := 1; ; n++ {
+		if !s.write(ev) {
+			return false
+		}
+		if n == maxBatch || len(s.one)+len(s.buf) >= batchBytes {
+			return true
+		}
+		var ok bool
+		select {
+		case ev, ok = <-ch:
+			if !ok {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+}
+
+// add queues a frame shared with other streams (a Memo's), which must not
+// be modified: a lone frame is written as is, and copied into buf only
+// when another joins it.
+func (s *eventWriter) add(frame []byte) {
+	if s.one == nil && len(s.buf) == 0 {
+		s.one = frame
+		return
+	}
+	s.buf = append(s.spill(), frame...)
+}
+
+// spill moves a queued shared frame into buf, and returns buf for
+// appending.
+func (s *eventWriter) spill() []byte {
+	if s.one != nil {
+		s.buf = append(s.buf, s.one...)
+		s.one = nil
+	}
+	return s.buf
+}
+
+// send writes the queued frames in one Write and flushes them; it reports
+// false when the client is gone. buf is kept for the next batch unless a
+// large frame grew it past twice batchBytes.
+func (s *eventWriter) send(rc *http.ResponseController) bool {
+	b := s.one
+	if b == nil {
+		b = s.buf
+	}
+	s.one = nil
+	var err error
+	if len(b) > 0 {
+		_, err = s.w.Write(b)
+	}
+	s.buf = s.buf[:0]
+	if cap(s.buf) > 2*batchBytes {
+		s.buf = nil
+	}
+	if err != nil {
+		return false
+	}
+	return rc.Flush() == nil
 }
 
 // bookmarker is implemented by store watches that can send a bookmark on
@@ -131,7 +211,9 @@ var streamTypes = [numFormats]string{
 // target. An event's bytes are computed once per stored state, event type
 // and target, and shared by every watcher (see memoKey); Table events
 // (kubectl get -w) are built per stream, since only the first carries the
-// column definitions and ages change.
+// column definitions and ages change. Frames are queued (one or buf) until
+// send writes them; buf is reused from batch to batch, so a cached frame
+// costs a stream no allocation.
 type eventWriter struct {
 	r       *Registry
 	res     *Resource
@@ -140,9 +222,11 @@ type eventWriter struct {
 	headers bool   // the next Table event carries column definitions
 	w       http.ResponseWriter
 	last    uint64 // newest revision sent, for bookmarks
+	one     []byte // a lone queued frame, shared: never written to
+	buf     []byte // queued frames, this stream's own
 }
 
-// write sends ev; it reports false when the stream should end.
+// write queues ev; it reports false when the stream should end.
 func (s *eventWriter) write(ev watch.Event) bool {
 	switch ev.Type {
 	case watch.Bookmark:
@@ -174,8 +258,8 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	}
 	k := memoKey(ev.Revision, eventMemo, s.t, ev.Type)
 	if v, ok := o.Memo.Load(k); ok {
-		_, err := s.w.Write(v.([]byte))
-		return err == nil
+		s.add(v.([]byte))
+		return true
 	}
 	v, err := o.Memo.Do(k, func() (any, error) {
 		s.r.frames[s.t.format].Add(1)
@@ -189,8 +273,8 @@ func (s *eventWriter) write(ev watch.Event) bool {
 		s.writeError(toStatus(err, s.res, ""))
 		return false
 	}
-	_, err = s.w.Write(v.([]byte))
-	return err == nil
+	s.add(v.([]byte))
+	return true
 }
 
 func tableTypeMeta(t target) protobuf.TypeMeta {
@@ -213,22 +297,22 @@ func frameEvent(dst []byte, f format, typ watch.EventType, tm protobuf.TypeMeta,
 	return append(dst, "}\n"...), nil
 }
 
-// writeValue writes an event whose object is a value built for this stream
-// (a bookmark, a Table, a Status); md is its protobuf message.
+// writeValue queues an event whose object is a value built for this
+// stream (a bookmark, a Table, a Status); md is its protobuf message.
 func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, md protoreflect.MessageDescriptor, v any) bool {
 	b, err := valueItem(s.t.format, md, v)
 	if err != nil {
 		return false
 	}
-	frame, err := frameEvent(nil, s.t.format, typ, tm, b)
+	buf, err := frameEvent(s.spill(), s.t.format, typ, tm, b)
 	if err != nil {
 		return false
 	}
-	_, err = s.w.Write(frame)
-	return err == nil
+	s.buf = buf
+	return true
 }
 
-// writeBookmark sends a BOOKMARK whose object carries only the revision
+// writeBookmark queues a BOOKMARK whose object carries only the revision
 // (and the initial-events-end annotation), in the watched type.
 func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 	s.last = max(s.last, rev)
@@ -249,7 +333,7 @@ func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 	return s.writeValue(watch.Bookmark, tm, md, obj)
 }
 
-// writeError sends an ERROR event carrying a Status.
+// writeError queues an ERROR event carrying a Status.
 func (s *eventWriter) writeError(se *StatusError) {
 	s.writeValue(watch.Error, statusTypeMeta, protobuf.Status, se.Status)
 }
