@@ -15,6 +15,9 @@ func BenchmarkUnmarshal(b *testing.B) {
 	for _, s := range sizes {
 		in := Encode(Object(s.size))
 		for _, l := range Libs {
+			if l.Unmarshal == nil {
+				continue
+			}
 			b.Run(s.name+"/"+benchName(l.Name), func(b *testing.B) {
 				b.SetBytes(int64(len(in)))
 				for b.Loop() {

@@ -36,6 +36,13 @@ type Lib struct {
 // encoding/json, and so kube-apiserver, writes).
 var v2Kube = jsonv2.JoinOptions(jsonv2.Deterministic(true), jsontext.EscapeForHTML(true))
 
+// v2KubeStd adds, for maps that hold encoding/json.Number (kapi's), a
+// marshaler writing it as the number it is: the go-json-experiment module
+// does not know the standard library's Number unless GOEXPERIMENT=jsonv2
+// makes it an alias of encoding/json/v2, and writes it as a string.
+var v2KubeStd = jsonv2.JoinOptions(v2Kube, jsonv2.WithMarshalers(jsonv2.MarshalToFunc(
+	func(enc *jsontext.Encoder, n json.Number) error { return enc.WriteValue(jsontext.Value(n)) })))
+
 // sonicStd is sonic's encoding/json-compatible config with numbers kept.
 var sonicStd = func() sonic.API {
 	c := sonic.Config{EscapeHTML: true, SortMapKeys: true, CompactMarshaler: true, CopyString: true, ValidateString: true, UseNumber: true}
@@ -100,6 +107,11 @@ var Libs = []Lib{
 		Valid: func(b []byte) bool {
 			return jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 		},
+	},
+	{
+		Name:    "go-json-experiment v2 json.Number",
+		Number:  stdNumber,
+		Marshal: func(v any) ([]byte, error) { return jsonv2.Marshal(v, v2KubeStd) },
 	},
 	{
 		Name: "jsontext tree", Exact: true,

@@ -159,12 +159,20 @@ func encoders() []struct {
 		{"go-json-experiment v1", jsonv1.Marshal},
 		{"go-json-experiment v2 defaults", func(v any) ([]byte, error) { return jsonv2.Marshal(v) }},
 		{"go-json-experiment v2 kube options", func(v any) ([]byte, error) { return jsonv2.Marshal(v, v2Kube) }},
+		{"go-json-experiment v2 json.Number", Find("go-json-experiment v2 json.Number").Marshal},
 		{"goccy/go-json", gojson.Marshal},
 		{"bytedance/sonic", sonicStd.Marshal},
 	}
 }
 
 func TestEncodeSemantics(t *testing.T) {
+	// Invalid UTF-8 becomes U+FFFD, written as \ufffd by encoding/json
+	// (so by kube-apiserver) and as the raw character by v2 and by
+	// encoding/json on v2 (GOEXPERIMENT=jsonv2, Go 1.27's default).
+	stdBad := `"x\ufffdy"`
+	if gjeNumber == "json.Number" {
+		stdBad = "\"x\uFFFDy\""
+	}
 	const (
 		escaped   = `"\u003ca\u0026b\u003e"`
 		sorted    = "B,a,b,\uffff,\U0001F600" // byte order, not UTF-16's (RFC 8785)
@@ -174,11 +182,12 @@ func TestEncodeSemantics(t *testing.T) {
 		lib                     string
 		html, badUTF8, order, n string
 	}{
-		{"kube", escaped, `"x\ufffdy"`, sorted, "1.0"},
-		{"encoding/json", escaped, `"x\ufffdy"`, sorted, "1.0"},
+		{"kube", escaped, stdBad, sorted, "1.0"},
+		{"encoding/json", escaped, stdBad, sorted, "1.0"},
 		{"go-json-experiment v1", escaped, "\"x\uFFFDy\"", sorted, map[string]string{"json.Number": "1.0", "jsonv1.Number": `"1.0"`}[gjeNumber]},
 		{"go-json-experiment v2 defaults", `"<a&b>"`, "error", unordered, map[string]string{"json.Number": "1.0", "jsonv1.Number": `"1.0"`}[gjeNumber]},
 		{"go-json-experiment v2 kube options", escaped, "error", sorted, map[string]string{"json.Number": "1.0", "jsonv1.Number": `"1.0"`}[gjeNumber]},
+		{"go-json-experiment v2 json.Number", escaped, "error", sorted, "1.0"},
 		{"goccy/go-json", escaped, `"x\ufffdy"`, sorted, "1.0"},
 		{"bytedance/sonic", escaped, `"x\ufffdy"`, sorted, "1.0"},
 	} {
@@ -238,4 +247,39 @@ func keyOrder(t *testing.T, enc func(any) ([]byte, error)) string {
 		order = o
 	}
 	return order
+}
+
+// TestValidSemantics: kapi's json.Valid checks (patch bodies, apply
+// configurations) accept what encoding/json decodes: duplicate names and
+// invalid UTF-8, and nothing nested deeper than 10000 (sonic stops at
+// 4096).
+func TestValidSemantics(t *testing.T) {
+	deep := func(n int) []byte { return []byte(strings.Repeat("[", n) + strings.Repeat("]", n)) }
+	for _, c := range []struct {
+		lib                     string
+		dup, badUTF8, deep10000 bool
+		deep10001               bool
+	}{
+		{"encoding/json", true, true, true, false},
+		{"go-json-experiment v1", true, true, true, false},
+		{"go-json-experiment v2", true, true, true, false},
+		{"goccy/go-json", true, true, true, false},
+		{"bytedance/sonic", true, true, false, false},
+	} {
+		valid := Find(c.lib).Valid
+		for _, f := range []struct {
+			name string
+			in   []byte
+			want bool
+		}{
+			{"duplicate key", []byte(`{"a":1,"a":2}`), c.dup},
+			{"invalid UTF-8", []byte("{\"a\":\"x\xffy\"}"), c.badUTF8},
+			{"depth 10000", deep(10000), c.deep10000},
+			{"depth 10001", deep(10001), c.deep10001},
+		} {
+			if got := valid(f.in); got != f.want {
+				t.Errorf("%s, %s: got %v; want %v", c.lib, f.name, got, f.want)
+			}
+		}
+	}
 }
