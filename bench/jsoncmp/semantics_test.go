@@ -10,6 +10,7 @@ import (
 
 	"github.com/bytedance/sonic"
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	gojson "github.com/goccy/go-json"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -160,6 +161,9 @@ func encoders() []struct {
 		{"go-json-experiment v2 defaults", func(v any) ([]byte, error) { return jsonv2.Marshal(v) }},
 		{"go-json-experiment v2 kube options", func(v any) ([]byte, error) { return jsonv2.Marshal(v, v2Kube) }},
 		{"go-json-experiment v2 json.Number", Find("go-json-experiment v2 json.Number").Marshal},
+		{"go-json-experiment v2 json.Number, invalid UTF-8 allowed", func(v any) ([]byte, error) {
+			return jsonv2.Marshal(v, v2KubeStd, jsontext.AllowInvalidUTF8(true))
+		}},
 		{"goccy/go-json", gojson.Marshal},
 		{"bytedance/sonic", sonicStd.Marshal},
 	}
@@ -188,6 +192,7 @@ func TestEncodeSemantics(t *testing.T) {
 		{"go-json-experiment v2 defaults", `"<a&b>"`, "error", unordered, map[string]string{"json.Number": "1.0", "jsonv1.Number": `"1.0"`}[gjeNumber]},
 		{"go-json-experiment v2 kube options", escaped, "error", sorted, map[string]string{"json.Number": "1.0", "jsonv1.Number": `"1.0"`}[gjeNumber]},
 		{"go-json-experiment v2 json.Number", escaped, "error", sorted, "1.0"},
+		{"go-json-experiment v2 json.Number, invalid UTF-8 allowed", escaped, "\"x\uFFFDy\"", sorted, "1.0"},
 		{"goccy/go-json", escaped, `"x\ufffdy"`, sorted, "1.0"},
 		{"bytedance/sonic", escaped, `"x\ufffdy"`, sorted, "1.0"},
 	} {
