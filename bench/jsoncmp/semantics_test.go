@@ -81,6 +81,9 @@ func TestDecodeSemantics(t *testing.T) {
 		{"bytedance/sonic", "json.Number(2)", "json.Number(9007199254740993)", "string(x\uFFFDy)"},
 	} {
 		l := Find(c.lib)
+		if exact := !strings.HasPrefix(c.bigInt, "float64"); l.Exact != exact {
+			t.Errorf("%s: Lib.Exact is %v; the decode says %v", c.lib, l.Exact, exact)
+		}
 		for _, f := range []struct{ name, in, want string }{
 			{"duplicate key", dup, c.dup},
 			{"integer 2^53+1", bigInt, c.bigInt},
