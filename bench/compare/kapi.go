@@ -54,7 +54,7 @@ var etcdPrefixes atomic.Int64
 func KapiEtcd3() PeerInfo {
 	return PeerInfo{
 		Name:      "kapi etcd3",
-		What:      "storage/etcd3 on the embedded etcd; same encoding as kapi memory; every etcd read is a new state with its own Memo, so every read decodes",
+		What:      "storage/etcd3 on the embedded etcd; same encoding as kapi memory; a state this process wrote or saw in a watch event shares one Memo (the last 1024), other reads decode again",
 		NeedsEtcd: true,
 		Start: func(ctx context.Context, e *Etcd) (Peer, error) {
 			s, err := etcd3.New(ctx, etcd3.Options{Client: e.Client, Prefix: fmt.Sprintf("/kapi-bench/%d", etcdPrefixes.Add(1))})
