@@ -17,17 +17,18 @@ const module = "github.com/kapi-dev/kapi/"
 var allowed = map[string][]string{
 	"rv":                  {},
 	"watch":               {"rv"},
-	"storage":             {"rv", "watch", "internal/validation"},
+	"storage":             {"rv", "watch", "internal/validation", "internal/jsonval"},
 	"storage/memory":      {"rv", "watch", "storage"},
 	"storage/cache":       {"rv", "watch", "storage"},
 	"storage/storagetest": {"rv", "watch", "storage"},
 	"codec":               {},
 	"codec/protobuf":      {},
 	"codec/cbor":          {},
-	"schema":              {"internal/validation"},
-	"patch":               {"codec", "schema"},
+	"schema":              {"internal/validation", "internal/jsonval"},
+	"patch":               {"codec", "schema", "internal/jsonval"},
 	"internal/validation": {},
-	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation"},
+	"internal/jsonval":    {},
+	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval"},
 }
 
 // The third-party modules the core module may use (the design card).

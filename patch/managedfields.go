@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/internal/jsonval"
 )
 
 // The operations of a managedFields entry.
@@ -400,29 +402,7 @@ func (mg *managed) strip(id string) {
 
 // toSMD returns a deep copy of a JSON-form value in the forms smd reads:
 // json.Number becomes int64 (or float64 when it is not an integer).
-func toSMD(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = toSMD(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = toSMD(e)
-		}
-		return out
-	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return i
-		}
-		f, _ := strconv.ParseFloat(string(v), 64)
-		return f
-	}
-	return v
-}
+func toSMD(v any) any { return jsonval.Copy(v, jsonval.Number) }
 
 // smdView is toSMD for values smd only reads: containers without a
 // json.Number inside are shared rather than copied (ok reports a copy).

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
 )
 
@@ -117,23 +118,7 @@ func scalarString(v any) string {
 }
 
 // deepCopy copies a decoded JSON value.
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[k] = deepCopy(x)
-		}
-		return m
-	case []any:
-		l := make([]any, len(v))
-		for i, x := range v {
-			l[i] = deepCopy(x)
-		}
-		return l
-	}
-	return v
-}
+func deepCopy(v any) any { return jsonval.Copy(v, nil) }
 
 func (o Object) deepCopy() Object { return Object(deepCopy(map[string]any(o)).(map[string]any)) }
 

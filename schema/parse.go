@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapi-dev/kapi/internal/jsonval"
 )
 
 // ErrInvalid is wrapped by every error of Parse, FromJSON, For, ParseCRDs
@@ -552,20 +554,4 @@ func has(l []string, s string) bool {
 }
 
 // copyValue deep-copies a JSON value (maps, lists, scalars).
-func copyValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = copyValue(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = copyValue(e)
-		}
-		return l
-	}
-	return v
-}
+func copyValue(v any) any { return jsonval.Copy(v, nil) }

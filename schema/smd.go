@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,6 +8,8 @@ import (
 
 	smd "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/kapi-dev/kapi/internal/jsonval"
 )
 
 // SMD returns the structured-merge-diff type of a whole object that s
@@ -237,29 +238,7 @@ func smdSortedKeys(m map[string]*Schema) []string {
 
 // smdDefault turns a JSON-form default into the values smd reads
 // (json.Number becomes int64 or float64).
-func smdDefault(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64()
-		return f
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = smdDefault(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = smdDefault(e)
-		}
-		return out
-	}
-	return v
-}
+func smdDefault(v any) any { return jsonval.Copy(v, jsonval.Number) }
 
 // smdMetaTypes are Kubernetes' ObjectMeta and the types it refers to, as
 // client-go's applyconfigurations and kube-apiserver's OpenAPI describe

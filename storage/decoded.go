@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/kapi-dev/kapi/internal/jsonval"
 )
 
 // WhatReserved marks the MemoKey.What values the storage package uses for
@@ -73,9 +75,7 @@ func decodeMap(value []byte, rev uint64) (map[string]any, error) {
 	if m == nil {
 		return nil, errNotObject
 	}
-	for k, v := range m {
-		m[k] = unstructured(v)
-	}
+	jsonval.Convert(m, jsonval.Number) // numbers as client-go's unstructured objects have them
 	md, ok := m["metadata"].(map[string]any)
 	if !ok {
 		md = map[string]any{}
@@ -83,27 +83,4 @@ func decodeMap(value []byte, rev uint64) (map[string]any, error) {
 	}
 	md["resourceVersion"] = strconv.FormatUint(rev, 10)
 	return m, nil
-}
-
-// unstructured converts json.Numbers in v, in place, to int64 when they
-// are integers that fit and to float64 otherwise, as apimachinery's
-// unstructured JSON decoding does.
-func unstructured(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return i
-		}
-		f, _ := strconv.ParseFloat(string(v), 64) // a JSON number always parses (±Inf when out of range)
-		return f
-	case map[string]any:
-		for k, x := range v {
-			v[k] = unstructured(x)
-		}
-	case []any:
-		for i, x := range v {
-			v[i] = unstructured(x)
-		}
-	}
-	return v
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/memory"
@@ -124,25 +125,6 @@ func TestShareMap(t *testing.T) {
 	(storage.Object{Value: []byte(`{}`)}).ShareMap(given) // no Memo: nothing to do, no panic
 }
 
-// deepCopy is the copy a caller makes before changing a shared map (what
-// runtime.DeepCopyJSON does for client-go users).
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(v))
-		for k, x := range v {
-			c[k] = deepCopy(x)
-		}
-		return c
-	case []any:
-		c := make([]any, len(v))
-		for i, x := range v {
-			c[i] = deepCopy(x)
-		}
-		return c
-	}
-	return v
-}
 
 // leaked reports whether the shared form of o differs from a fresh
 // decode of its stored bytes: a reader's change leaked into the map every
@@ -190,7 +172,7 @@ func TestMapMutationDoesNotLeak(t *testing.T) {
 					return
 				}
 				_ = fmt.Sprint(m) // read every field
-				mine := deepCopy(m).(map[string]any)
+				mine := jsonval.Copy(m, nil).(map[string]any) // what runtime.DeepCopyJSON does for client-go users
 				mine["spec"].(map[string]any)["replicas"] = int64(i)
 				mine["metadata"].(map[string]any)["labels"].(map[string]any)["reader"] = fmt.Sprint(i)
 				mine["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"] = int64(i)
