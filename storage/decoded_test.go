@@ -125,7 +125,6 @@ func TestShareMap(t *testing.T) {
 	(storage.Object{Value: []byte(`{}`)}).ShareMap(given) // no Memo: nothing to do, no panic
 }
 
-
 // leaked reports whether the shared form of o differs from a fresh
 // decode of its stored bytes: a reader's change leaked into the map every
 // other reader sees.
@@ -171,7 +170,7 @@ func TestMapMutationDoesNotLeak(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				_ = fmt.Sprint(m) // read every field
+				_ = fmt.Sprint(m)                             // read every field
 				mine := jsonval.Copy(m, nil).(map[string]any) // what runtime.DeepCopyJSON does for client-go users
 				mine["spec"].(map[string]any)["replicas"] = int64(i)
 				mine["metadata"].(map[string]any)["labels"].(map[string]any)["reader"] = fmt.Sprint(i)
