@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
-	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // ErrSchema is the class of an object that does not fit the resource's
@@ -221,7 +220,7 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 	if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
 		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
 	}
-	newTV := typed.AsTypedUnvalidated(value.NewValueInterface(newV), m.typ.Schema, m.typ.TypeRef)
+	newTV := view(newV, m.typ.Schema, m.typ.TypeRef)
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
 	if mg, err = r.update(liveTV, newTV, mg, opts.Manager); err != nil {
 		return err

@@ -49,7 +49,7 @@ func setOf(sc *smdschema.Schema, tr smdschema.TypeRef, v any) (set *fieldpath.Se
 		if s, ok := listSet(sc, a.List, v); ok {
 			return s, false, true
 		}
-		s, err := typed.AsTypedUnvalidated(value.NewValueInterface(v), sc, tr).ToFieldSet()
+		s, err := view(v, sc, tr).ToFieldSet()
 		return s, false, err == nil
 	case map[string]any:
 		if a.Map == nil {
@@ -156,4 +156,13 @@ func isScalar(v any) bool {
 		return true
 	}
 	return false
+}
+
+// view is v typed by the schema without validating it again: v is part of
+// an object already validated (or checked piece by piece by the caller),
+// and smd's validation walks the whole value. smd marks
+// AsTypedUnvalidated deprecated for callers that have not validated.
+func view(v any, sc *smdschema.Schema, tr smdschema.TypeRef) *typed.TypedValue {
+	//lint:ignore SA1019 validated by the caller, see above
+	return typed.AsTypedUnvalidated(value.NewValueInterface(v), sc, tr)
 }

@@ -251,7 +251,7 @@ func compare(live, obj *typed.TypedValue) (*typed.Comparison, error) {
 	}
 	l, r = changed(l, r)
 	sc, tr := live.Schema(), live.TypeRef()
-	return typed.AsTypedUnvalidated(value.NewValueInterface(l), sc, tr).Compare(typed.AsTypedUnvalidated(value.NewValueInterface(r), sc, tr))
+	return view(l, sc, tr).Compare(view(r, sc, tr))
 }
 
 // changed returns l and r without the entries they share (same key,
@@ -415,7 +415,7 @@ func mergeTyped(live, config *typed.TypedValue) (*typed.TypedValue, error) {
 	}
 	lr, rr := changed(l, r)
 	sc, tr := live.Schema(), live.TypeRef()
-	m, err := typed.AsTypedUnvalidated(value.NewValueInterface(lr), sc, tr).Merge(typed.AsTypedUnvalidated(value.NewValueInterface(rr), sc, tr))
+	m, err := view(lr, sc, tr).Merge(view(rr, sc, tr))
 	if err != nil {
 		return live.Merge(config)
 	}
@@ -423,7 +423,7 @@ func mergeTyped(live, config *typed.TypedValue) (*typed.TypedValue, error) {
 	if !ok || !putBack(out, l, r) {
 		return live.Merge(config)
 	}
-	return typed.AsTypedUnvalidated(value.NewValueInterface(out), sc, tr), nil
+	return view(out, sc, tr), nil
 }
 
 // putBack puts the entries changed left out of l and r back into out,
