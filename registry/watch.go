@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -128,6 +129,9 @@ const (
 	batchBytes = 64 << 10
 )
 
+// batchBufs holds the buffers streams assemble batches in (*[]byte).
+var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
 // batch queues ev and the events already waiting on ch, without waiting
 // for more. It reports false when the stream should end once what was
 // queued is sent (an ERROR event, or ch closed).
@@ -163,8 +167,14 @@ func (s *eventWriter) add(frame []byte) {
 }
 
 // spill moves a queued shared frame into buf, and returns buf for
-// appending.
+// appending. buf comes from batchBufs and goes back after each send, so a
+// stream holds one only while it has two or more frames to write: a
+// thousand watchers that fall behind together share the buffers of the
+// few that are sending, rather than keeping 64 KiB or more each.
 func (s *eventWriter) spill() []byte {
+	if s.buf == nil {
+		s.buf = (*batchBufs.Get().(*[]byte))[:0]
+	}
 	if s.one != nil {
 		s.buf = append(s.buf, s.one...)
 		s.one = nil
@@ -173,8 +183,8 @@ func (s *eventWriter) spill() []byte {
 }
 
 // send writes the queued frames in one Write and flushes them; it reports
-// false when the client is gone. buf is kept for the next batch unless a
-// large frame grew it past twice batchBytes.
+// false when the client is gone. buf goes back to batchBufs (unless a
+// large frame grew it past twice batchBytes).
 func (s *eventWriter) send(rc *http.ResponseController) bool {
 	b := s.one
 	if b == nil {
@@ -183,10 +193,13 @@ func (s *eventWriter) send(rc *http.ResponseController) bool {
 	s.one = nil
 	var err error
 	if len(b) > 0 {
-		_, err = s.w.Write(b)
+		_, err = s.w.Write(b) // a Writer keeps no reference to b
 	}
-	s.buf = s.buf[:0]
-	if cap(s.buf) > 2*batchBytes {
+	if s.buf != nil {
+		if cap(s.buf) <= 2*batchBytes {
+			buf := s.buf[:0]
+			batchBufs.Put(&buf)
+		}
 		s.buf = nil
 	}
 	if err != nil {
