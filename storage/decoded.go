@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
@@ -32,9 +33,9 @@ const whatMap = WhatReserved | 1
 //
 // Worked example: 100 watchers of a collection each call Map on the event
 // of a write at revision 42; the first call decodes Value, the 99 others
-// (concurrent or later) get the same map. A DELETED event at revision 43 carries the last state
-// with Revision 43: it shares that state's Memo but is decoded again,
-// since its resourceVersion differs.
+// (concurrent or later) get the same map. A DELETED event at revision 43
+// carries the last state with Revision 43: it shares that state's Memo
+// but is decoded again, since its resourceVersion differs.
 //
 // The decoded form stays in the Memo as long as the state does (while it
 // is current or in the watch history): a state read through Map costs its
@@ -61,7 +62,7 @@ func (o Object) ShareMap(m map[string]any) {
 	_, _ = o.Memo.Do(MemoKey{Rev: o.Revision, What: whatMap}, func() (any, error) { return m, nil })
 }
 
-var errNotObject = errors.New("the stored value is not a JSON object")
+var errNotObject = errors.New("the stored value is not one JSON object")
 
 // decodeMap decodes value as a JSON object in unstructured form and sets
 // its resourceVersion.
@@ -74,6 +75,9 @@ func decodeMap(value []byte, rev uint64) (map[string]any, error) {
 	}
 	if m == nil {
 		return nil, errNotObject
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errNotObject // more after the object
 	}
 	jsonval.Convert(m, jsonval.Number) // numbers as client-go's unstructured objects have them
 	md, ok := m["metadata"].(map[string]any)

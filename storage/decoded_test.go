@@ -34,7 +34,7 @@ func TestMapForm(t *testing.T) {
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("Map() = %#v; want %#v", m, want)
 	}
-	for _, bad := range []string{`null`, `[1]`, `{"a":`, `"s"`} {
+	for _, bad := range []string{`null`, `[1]`, `{"a":`, `"s"`, `{} {}`, `{}x`} {
 		if _, err := (storage.Object{Key: "/bad", Value: []byte(bad)}).Map(); err == nil {
 			t.Errorf("Map() of %s: no error; want one", bad)
 		}
@@ -215,5 +215,23 @@ func BenchmarkMap(b *testing.B) {
 				}
 			}
 		})
+	})
+}
+
+// FuzzMap: any stored bytes decode to an object carrying the revision,
+// or to an error; never a panic.
+func FuzzMap(f *testing.F) {
+	for _, s := range []string{`{}`, `{"metadata":{"name":"a"},"n":1.5e3}`, `{"metadata":7}`, `[]`, `{"a":1}{}`, `{"a":[1,{"b":-0}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := storage.Object{Key: "/k", Value: b, Revision: 5, Memo: new(storage.Memo)}.Map()
+		if err != nil {
+			return
+		}
+		md, ok := m["metadata"].(map[string]any)
+		if !ok || md["resourceVersion"] != "5" {
+			t.Fatalf("Map(%q) = %v; want metadata.resourceVersion 5", b, m)
+		}
 	})
 }

@@ -32,7 +32,8 @@ type Memo struct {
 // usually the state's own, but a watch event can show a state at a later
 // revision (a DELETED event carries the last state at the delete's
 // revision). What is the caller's name for the kind of value; callers that
-// share a Memo agree on its values. A MemoKey is a plain value, so looking
+// share a Memo agree on its values, and those with WhatReserved set are
+// the storage package's own (Object.Map). A MemoKey is a plain value, so looking
 // one up allocates nothing.
 type MemoKey struct {
 	Rev  uint64
