@@ -51,7 +51,9 @@ func TestWatchBatchedProtobuf(t *testing.T) {
 			t.Fatalf("event %d: %s %#v; want ADDED cm-%03d", i, ev.Type, ev.Object, i)
 		}
 	}
-	watches := e.log.matching(func(r request) bool { return strings.Contains(r.Query, "watch=true") && r.Path == "/api/v1/namespaces/"+ns+"/configmaps" })
+	watches := e.log.matching(func(r request) bool {
+		return strings.Contains(r.Query, "watch=true") && r.Path == "/api/v1/namespaces/"+ns+"/configmaps"
+	})
 	if len(watches) != 1 || watches[0].ContentType != "application/vnd.kubernetes.protobuf;stream=watch" {
 		t.Errorf("watch requests %v; want one answered in protobuf", watches)
 	}
