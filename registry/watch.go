@@ -225,8 +225,8 @@ var streamTypes = [numFormats]string{
 // and target, and shared by every watcher (see memoKey); Table events
 // (kubectl get -w) are built per stream, since only the first carries the
 // column definitions and ages change. Frames are queued (one or buf) until
-// send writes them; buf is reused from batch to batch, so a cached frame
-// costs a stream no allocation.
+// send writes them; buf is borrowed from batchBufs only while two or more
+// frames wait, so a cached frame costs a stream no allocation.
 type eventWriter struct {
 	r       *Registry
 	res     *Resource
@@ -236,7 +236,7 @@ type eventWriter struct {
 	w       http.ResponseWriter
 	last    uint64 // newest revision sent, for bookmarks
 	one     []byte // a lone queued frame, shared: never written to
-	buf     []byte // queued frames, this stream's own
+	buf     []byte // queued frames, copied: a batchBufs buffer, or nil
 }
 
 // write queues ev; it reports false when the stream should end.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/internal/validation"
 )
 
@@ -65,31 +66,12 @@ func (v *validator) enum(s *Schema, x any, path string) {
 		if str, ok := e.(string); ok {
 			allowed[i] = strconv.Quote(str)
 		} else {
-			b, _ := json.Marshal(kubeJSON(e))
+			b, _ := json.Marshal(jsonval.Copy(e, kubeValue)) // numbers as kube decodes them
 			allowed[i] = strconv.Quote(string(b))
 		}
 	}
 	v.errs = append(v.errs, FieldError{Type: validation.TypeNotSupported, Field: fieldOf(path), Value: x,
 		Detail: "supported values: " + strings.Join(allowed, ", ")})
-}
-
-// kubeJSON is a JSON value with its numbers as kube decodes them.
-func kubeJSON(x any) any {
-	switch t := x.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[k] = kubeJSON(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(t))
-		for i, e := range t {
-			l[i] = kubeJSON(e)
-		}
-		return l
-	}
-	return kubeValue(x)
 }
 
 func enumMatch(x, e any) bool {
@@ -126,13 +108,10 @@ func enumMatch(x, e any) bool {
 		return ok && b == ev
 	case map[string]any:
 		_, ok := x.(map[string]any)
-		return ok && kubeDeepEqual(x, ev)
+		return ok && sameJSON(x, ev)
 	case []any:
 		_, ok := x.([]any)
-		return ok && kubeDeepEqual(x, ev)
+		return ok && sameJSON(x, ev)
 	}
 	return false
 }
-
-// kubeDeepEqual is reflect.DeepEqual of two values as kube decodes them.
-func kubeDeepEqual(a, b any) bool { return sameJSON(a, b) }
