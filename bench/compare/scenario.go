@@ -25,12 +25,15 @@ const (
 	ScenarioWatch  = "watch"  // fan-out to Watchers
 	// ScenarioWatchMany is the fan-out to ManyWatchers.
 	ScenarioWatchMany = "watch1000"
+	// ScenarioPaced is the fan-out to Watchers with the writes paced at
+	// PacedRate: delivery latency at the same load on every peer.
+	ScenarioPaced = "paced"
 	// ScenarioStall is a fan-out with one watcher that never reads.
 	ScenarioStall = "stall"
 )
 
 // AllScenarios lists every scenario.
-var AllScenarios = []string{ScenarioCreate, ScenarioGet, ScenarioList, ScenarioUpdate, ScenarioWatch, ScenarioWatchMany, ScenarioStall}
+var AllScenarios = []string{ScenarioCreate, ScenarioGet, ScenarioList, ScenarioUpdate, ScenarioWatch, ScenarioWatchMany, ScenarioPaced, ScenarioStall}
 
 // Config sizes a run. Zero fields take the defaults in brackets.
 type Config struct {
@@ -45,6 +48,8 @@ type Config struct {
 	WatchDrainLimit time.Duration // how long watchers may take to catch up after the writes [20s]
 	ManyWatchers    int           // [1000]
 	ManyWrites      int           // writes of the ManyWatchers fan-out [100]
+	PacedRate       int           // writes/s of the paced fan-out, all writers together [50]
+	PacedWrites     int           // writes of the paced fan-out [400]
 	StallReaders    int           // watchers that read beside the stalled one [10]
 	StallWrites     int           // [3000]
 	// WriteLimit bounds the writes of one watch scenario: writers still
@@ -86,6 +91,12 @@ func (c *Config) defaults() {
 	}
 	if c.ManyWrites <= 0 {
 		c.ManyWrites = 100
+	}
+	if c.PacedRate <= 0 {
+		c.PacedRate = 50
+	}
+	if c.PacedWrites <= 0 {
+		c.PacedWrites = 400
 	}
 	if c.StallReaders <= 0 {
 		c.StallReaders = 10
@@ -142,6 +153,11 @@ func Rows(c Config) []Row {
 		{"mpanics", "… writes that panicked"},
 		{"mp50", "… delivery latency p50"},
 		{"mp99", "… delivery latency p99"},
+		{"pwrites", fmt.Sprintf("watch fan-out paced at %d writes/s: writes/s achieved, %d writers, %d watchers, %d writes", c.PacedRate, c.WatchWriters, c.Watchers, c.PacedWrites)},
+		{"pdelivered", "… events delivered / expected"},
+		{"pended", "… watchers ended early by the store"},
+		{"pp50", "… delivery latency p50"},
+		{"pp99", "… delivery latency p99"},
 		{"swrites", fmt.Sprintf("one stalled watcher: writes/s, %d writers, %d writes, %d watchers reading + 1 never reading", c.WatchWriters, c.StallWrites, c.StallReaders)},
 		{"spanics", "… writes that panicked"},
 		{"sdelivered", fmt.Sprintf("… events delivered to the %d readers / expected", c.StallReaders)},
@@ -267,13 +283,18 @@ func runPeer(ctx context.Context, cfg Config, p Peer, fig map[string]string) err
 		}
 	}
 	if cfg.has(ScenarioWatch) {
-		if err := fanOut(ctx, cfg, p, fig, "w", cfg.Watchers, min(cfg.WatchWrites, cfg.N)); err != nil {
+		if err := fanOut(ctx, cfg, p, fig, "w", cfg.Watchers, min(cfg.WatchWrites, cfg.N), 0); err != nil {
 			return fmt.Errorf("watch fan-out to %d: %w", cfg.Watchers, err)
 		}
 	}
 	if cfg.has(ScenarioWatchMany) {
-		if err := fanOut(ctx, cfg, p, fig, "m", cfg.ManyWatchers, min(cfg.ManyWrites, cfg.N)); err != nil {
+		if err := fanOut(ctx, cfg, p, fig, "m", cfg.ManyWatchers, min(cfg.ManyWrites, cfg.N), 0); err != nil {
 			fig["mwrites"] = "error: " + err.Error()
+		}
+	}
+	if cfg.has(ScenarioPaced) {
+		if err := fanOut(ctx, cfg, p, fig, "p", cfg.Watchers, min(cfg.PacedWrites, cfg.N), cfg.PacedRate); err != nil {
+			fig["pwrites"] = "error: " + err.Error()
 		}
 	}
 	if cfg.has(ScenarioStall) {

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ func TestRunSmall(t *testing.T) {
 		N: 60, UpdateWorkers: 3, UpdatesEach: 5,
 		Watchers: 4, WatchWrites: 20,
 		ManyWatchers: 12, ManyWrites: 10,
+		PacedRate: 200, PacedWrites: 20,
 		StallReaders: 2, StallWrites: 50,
 		PageSize: 25, WriteLimit: 20 * time.Second,
 	}
@@ -36,6 +38,8 @@ func TestRunSmall(t *testing.T) {
 				"wended":     "0",
 				"mdelivered": fmt.Sprintf("%d / %d", 10*12, 10*12),
 				"mended":     "0",
+				"pdelivered": fmt.Sprintf("%d / %d", 20*4, 20*4),
+				"pended":     "0",
 				"sdelivered": fmt.Sprintf("%d / %d", 50*2, 50*2),
 				"sended":     "0",
 				"spanics":    "0",
@@ -45,6 +49,10 @@ func TestRunSmall(t *testing.T) {
 				if !strings.Contains(fig[k], v) {
 					t.Errorf("%s: got %q; want %q", k, fig[k], v)
 				}
+			}
+			// The pace holds: 20 writes at 200/s take ≥ 95 ms.
+			if got, err := strconv.ParseFloat(fig["pwrites"], 64); err != nil || got > 210 {
+				t.Errorf("pwrites: got %q; want at most 210 writes/s (paced at 200)", fig["pwrites"])
 			}
 			// 50 writes fit in every buffer: the stalled watcher gets them all.
 			if got, want := fig["sstalled"], "not ended: all 50, late"; got != want {

@@ -110,12 +110,21 @@ func (w writeResult) cell(writes int, limit time.Duration) string {
 
 // stampedWrites updates objects 0..writes-1 (modulo cfg.N) with
 // cfg.WatchWriters writers, each write stamped with its send time in
-// spec.sentAt. A write that panics is counted and the writer goes on;
-// writers not done after cfg.WriteLimit are left behind (their context
-// cancelled) and reported blocked.
-func stampedWrites(ctx context.Context, cfg Config, p Peer, writes int) (writeResult, error) {
+// spec.sentAt. With perSec > 0 the writers together start at most
+// perSec writes a second (a tick a writer misses while busy is dropped,
+// so a store slower than the pace shows a lower rate achieved). A write
+// that panics is counted and the writer goes on; writers not done after
+// cfg.WriteLimit are left behind (their context cancelled) and reported
+// blocked.
+func stampedWrites(ctx context.Context, cfg Config, p Peer, writes, perSec int) (writeResult, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel() // lets writers left blocked go, where the store honours it
+	var pace <-chan time.Time
+	if perSec > 0 {
+		t := time.NewTicker(time.Second / time.Duration(perSec))
+		defer t.Stop()
+		pace = t.C
+	}
 	var done, panics atomic.Int64
 	var wg sync.WaitGroup
 	errc := make(chan error, cfg.WatchWriters)
@@ -123,6 +132,13 @@ func stampedWrites(ctx context.Context, cfg Config, p Peer, writes int) (writeRe
 	for wr := range cfg.WatchWriters {
 		wg.Go(func() {
 			for i := wr; i < writes; i += cfg.WatchWriters {
+				if pace != nil {
+					select {
+					case <-pace:
+					case <-wctx.Done():
+						return
+					}
+				}
 				if err := stampedWrite(wctx, p, i%cfg.N, &panics); err != nil {
 					if wctx.Err() == nil {
 						errc <- err
@@ -181,9 +197,10 @@ func stampedWrite(ctx context.Context, p Peer, i int, panics *atomic.Int64) erro
 }
 
 // fanOut is the fan-out scenario: watchers watch from the current
-// resourceVersion while the writers make writes; every watcher must see
-// every write. Figures go under key+"writes", key+"delivered" and so on.
-func fanOut(ctx context.Context, cfg Config, p Peer, fig map[string]string, key string, watchers, writes int) error {
+// resourceVersion while the writers make writes (paced at perSec, if
+// not 0); every watcher must see every write. Figures go under
+// key+"writes", key+"delivered" and so on.
+func fanOut(ctx context.Context, cfg Config, p Peer, fig map[string]string, key string, watchers, writes, perSec int) error {
 	first, err := p.List(ctx, ListOptions{LabelSelector: "shard=s00"})
 	if err != nil {
 		return err
@@ -194,7 +211,7 @@ func fanOut(ctx context.Context, cfg Config, p Peer, fig map[string]string, key 
 	if err != nil {
 		return err
 	}
-	w, err := stampedWrites(ctx, cfg, p, writes)
+	w, err := stampedWrites(ctx, cfg, p, writes, perSec)
 	if err != nil {
 		r.stop()
 		return fmt.Errorf("writers: %w", err)
@@ -239,7 +256,7 @@ func stallScenario(ctx context.Context, cfg Config, p Peer, fig map[string]strin
 	if err != nil {
 		return err
 	}
-	w, err := stampedWrites(ctx, cfg, p, writes)
+	w, err := stampedWrites(ctx, cfg, p, writes, 0)
 	if err != nil {
 		r.stop()
 		return fmt.Errorf("writers: %w", err)
