@@ -145,11 +145,19 @@ func (c *Cache) Create(ctx context.Context, obj storage.Object) (storage.Object,
 }
 
 // GuaranteedUpdate updates key in the backend (see
-// Options.ReadYourWrites).
+// Options.ReadYourWrites). A conflict means the caller wrote from a
+// stale copy, most likely one read from this cache at rv.Any: before
+// answering it, the cache catches up with the backend (within
+// Options.Wait), so that the caller's next read shows a newer state
+// than the one that conflicted, and a retry loop converges instead of
+// spinning on the same stale copy.
 func (c *Cache) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, fn storage.UpdateFunc) (storage.Object, error) {
 	o, err := c.backend.GuaranteedUpdate(ctx, key, opts, fn)
-	if err == nil {
+	switch {
+	case err == nil:
 		c.seen(ctx, key, o.Revision)
+	case errors.Is(err, storage.ErrConflict) && c.holds(key):
+		c.catchUp(ctx)
 	}
 	return o, err
 }
@@ -157,6 +165,9 @@ func (c *Cache) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 // Delete deletes key in the backend (see Options.ReadYourWrites).
 func (c *Cache) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (storage.Object, error) {
 	o, err := c.backend.Delete(ctx, key, opts)
+	if errors.Is(err, storage.ErrConflict) && c.holds(key) {
+		c.catchUp(ctx) // as GuaranteedUpdate's
+	}
 	if err == nil && c.opts.ReadYourWrites && c.holds(key) {
 		// The delete's revision is not returned; the backend's current
 		// one is at least it.
@@ -174,9 +185,7 @@ func (c *Cache) Compact(ctx context.Context, rev uint64) error {
 	if err := c.backend.Compact(ctx, rev); err != nil {
 		return err
 	}
-	if cur, err := c.backend.Revision(ctx); err == nil {
-		c.fresh(ctx, cur)
-	}
+	c.catchUp(ctx)
 	c.mu.Lock()
 	c.log.Compact(rev)
 	c.mu.Unlock()
@@ -189,6 +198,14 @@ func (c *Cache) Compact(ctx context.Context, rev uint64) error {
 func (c *Cache) seen(ctx context.Context, key string, rev uint64) {
 	if c.opts.ReadYourWrites && c.holds(key) {
 		c.fresh(ctx, rev)
+	}
+}
+
+// catchUp waits, within Options.Wait, for the cache to reach the
+// backend's current revision.
+func (c *Cache) catchUp(ctx context.Context) {
+	if cur, err := c.backend.Revision(ctx); err == nil {
+		c.fresh(ctx, cur)
 	}
 }
 

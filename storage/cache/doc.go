@@ -26,6 +26,10 @@
 //     a write may not show it yet. Options.ReadYourWrites makes a write
 //     return only once the cache has applied it (bounded by
 //     Options.Wait), at the cost of a round through the feeder per write.
+//     A write refused with ErrConflict (its precondition named a stale
+//     revision, most likely read from the cache) returns once the cache
+//     has caught up with the backend, within Options.Wait, so that a
+//     get-modify-update retry loop reads a newer state each time round.
 //   - The cache keeps its own window of history (Options.History and
 //     MaxEvents, as the memory store's). Compact through the cache
 //     compacts the backend and the window alike; a compaction made
