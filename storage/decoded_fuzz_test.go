@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -29,7 +30,8 @@ func FuzzDecodeMap(f *testing.F) {
 		if errText(gotErr) != errText(wantErr) {
 			t.Fatalf("decodeMap(%q): got error %v; want %v", b, gotErr, wantErr)
 		}
-		if !reflect.DeepEqual(got, want) {
+		if !reflect.DeepEqual(got, want) || fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) { // %#v tells -0 from 0
+
 			t.Fatalf("decodeMap(%q): got %#v; want %#v", b, got, want)
 		}
 	})
