@@ -17,7 +17,7 @@ const module = "github.com/kapi-dev/kapi/"
 var allowed = map[string][]string{
 	"rv":                  {},
 	"watch":               {"rv"},
-	"storage":             {"rv", "watch", "internal/validation", "internal/jsonval"},
+	"storage":             {"rv", "watch", "internal/validation", "internal/jsonval", "internal/jsontree"},
 	"storage/memory":      {"rv", "watch", "storage"},
 	"storage/cache":       {"rv", "watch", "storage"},
 	"storage/storagetest": {"rv", "watch", "storage"},
@@ -28,7 +28,9 @@ var allowed = map[string][]string{
 	"patch":               {"codec", "schema", "internal/jsonval"},
 	"internal/validation": {},
 	"internal/jsonval":    {},
-	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval"},
+	"internal/jsontree":   {},
+	"internal/benchobj":   {}, // test objects of the decode benchmarks
+	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree"},
 }
 
 // The third-party modules the core module may use (the design card).
@@ -39,6 +41,7 @@ var allowedModules = []string{
 	// registry: /openapi/v2's protobuf form is gnostic's parse of the JSON
 	// one, as kube-openapi makes it (its module graph: yaml/v3 and protobuf).
 	"github.com/google/gnostic-models",
+	"github.com/go-json-experiment/json", // internal/jsontree: jsontext's tokenizer, ~2× encoding/json's decode (BENCHMARKS.md)
 }
 
 func TestDependencyDirection(t *testing.T) {

@@ -1,11 +1,12 @@
 module github.com/kapi-dev/kapi
 
-go 1.25
+go 1.26
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/fxamacker/cbor/v2 v2.9.1
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/btree v1.1.3
 	github.com/google/gnostic-models v0.7.0
 	google.golang.org/protobuf v1.36.11

@@ -84,12 +84,14 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, errBadRequest("the request body is empty; send the object as %s", f)
 	}
-	obj, err := decodeBody(f, res.Protobuf, b)
+	var obj Object
+	if f == jsonFormat {
+		obj, o.duplicates, err = decodeJSON(b, o.fieldValidation != fieldIgnore)
+	} else {
+		obj, err = decodeBody(f, res.Protobuf, b)
+	}
 	if err != nil {
 		return nil, errBadRequest("the request body is not a valid object: %v", err)
-	}
-	if f == jsonFormat && o.fieldValidation != fieldIgnore {
-		o.duplicates = duplicateFields(b, map[string]any(obj))
 	}
 	return obj, nil
 }

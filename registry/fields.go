@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/jsontree"
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
@@ -282,11 +283,16 @@ func countKeys(v any) int {
 // patchDuplicates are the duplicate fields of a JSON or merge patch body,
 // which kube reports beside the patched object's unknown fields.
 func patchDuplicates(pt string, body []byte) []string {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return nil // the patch itself reports it
+	// jsontree's Exact numbers refuse what json.Unmarshal's float64s
+	// refuse; on any refusal, encoding/json answers.
+	_, dups, err := jsontree.Decode(body, jsontree.Options{Numbers: jsontree.Exact, Duplicates: true})
+	if err != nil {
+		var v any
+		if json.Unmarshal(body, &v) != nil {
+			return nil // the patch itself reports it
+		}
+		dups = duplicateFields(body, v)
 	}
-	dups := duplicateFields(body, v)
 	if pt == patchJSON {
 		for i, d := range dups {
 			dups[i] = "json patch " + d
@@ -417,7 +423,7 @@ func applyDuplicates(ctx context.Context, o writeOptions, body []byte, config Ob
 // decode's cost, for backends that keep no Memo.
 func readable(o storage.Object) error {
 	v, _ := o.Memo.Do(storage.MemoKey{What: uint64(validMemo)}, func() (any, error) {
-		if t := bytes.TrimSpace(o.Value); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		if t := bytes.TrimSpace(o.Value); len(t) == 0 || t[0] != '{' || !jsontree.Valid(t) {
 			return errNotObject, nil
 		}
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kapi-dev/kapi/internal/jsontree"
 	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
 )
@@ -127,6 +128,33 @@ var errNotObject = errors.New("the body must be a JSON object")
 
 // decodeObject decodes a JSON object body.
 func decodeObject(b []byte) (Object, error) {
+	obj, _, err := decodeJSON(b, false)
+	return obj, err
+}
+
+// decodeJSON decodes a JSON object body as decodeStd does, and with dups
+// its duplicate fields (duplicateFields' answer), in one pass of
+// jsontree's decoder. On what jsontree refuses (invalid JSON, data after
+// the object, a number out of range, a body that is not an object) it
+// answers with decodeStd and duplicateFields: encoding/json's error
+// messages, which kapi's 400s quote as kube's do, and encoding/json's
+// answer on the rare body only it accepts (an object followed by ']' or
+// '}'). FuzzDecode holds the two paths to the same answers.
+func decodeJSON(b []byte, dups bool) (Object, []string, error) {
+	v, d, err := jsontree.Decode(b, jsontree.Options{Numbers: jsontree.Exact, Duplicates: dups})
+	if m, ok := v.(map[string]any); ok && err == nil {
+		return Object(m), d, nil
+	}
+	obj, err := decodeStd(b)
+	if err != nil || !dups {
+		return obj, nil, err
+	}
+	return obj, duplicateFields(b, map[string]any(obj)), nil
+}
+
+// decodeStd decodes a JSON object body with encoding/json (Decoder and
+// UseNumber): decodeJSON's answer where jsontree's decoder refuses a body.
+func decodeStd(b []byte) (Object, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any

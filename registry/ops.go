@@ -197,7 +197,7 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 		if err != nil {
 			return nil, err
 		}
-		obj, err := decodeObject(patched)
+		obj, dups, err := decodeJSON(patched, true)
 		if err != nil {
 			return nil, newStatus(422, "Invalid", "the patched object is not a JSON object: "+err.Error(), nil)
 		}
@@ -205,7 +205,7 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 			return nil, err
 		}
 		po := o
-		po.duplicates = append(slices.Clip(o.duplicates), duplicateFields(patched, map[string]any(obj))...)
+		po.duplicates = append(slices.Clip(o.duplicates), dups...)
 		var refuse func(string) error // Strict's, which quotes the patched object
 		if o.fieldValidation == fieldStrict {
 			refuse = patchedInvalid(obj)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/kapi-dev/kapi/internal/jsontree"
 	"github.com/kapi-dev/kapi/internal/jsonval"
 )
 
@@ -65,8 +66,21 @@ func (o Object) ShareMap(m map[string]any) {
 var errNotObject = errors.New("the stored value is not one JSON object")
 
 // decodeMap decodes value as a JSON object in unstructured form and sets
-// its resourceVersion.
+// its resourceVersion. jsontree's decoder gives the int64/float64 numbers
+// directly; where it refuses value, decodeMapStd answers, with
+// encoding/json's error (FuzzDecodeMap holds the two to the same answers).
 func decodeMap(value []byte, rev uint64) (map[string]any, error) {
+	v, _, err := jsontree.Decode(value, jsontree.Options{Numbers: jsontree.Native})
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return decodeMapStd(value, rev)
+	}
+	setRV(m, rev)
+	return m, nil
+}
+
+// decodeMapStd is decodeMap with encoding/json.
+func decodeMapStd(value []byte, rev uint64) (map[string]any, error) {
 	d := json.NewDecoder(bytes.NewReader(value))
 	d.UseNumber()
 	var m map[string]any
@@ -80,11 +94,16 @@ func decodeMap(value []byte, rev uint64) (map[string]any, error) {
 		return nil, errNotObject // more after the object
 	}
 	jsonval.Convert(m, jsonval.Number) // numbers as client-go's unstructured objects have them
+	setRV(m, rev)
+	return m, nil
+}
+
+// setRV sets m's metadata.resourceVersion to rev.
+func setRV(m map[string]any, rev uint64) {
 	md, ok := m["metadata"].(map[string]any)
 	if !ok {
 		md = map[string]any{}
 		m["metadata"] = md
 	}
 	md["resourceVersion"] = strconv.FormatUint(rev, 10)
-	return m, nil
 }

@@ -1,0 +1,14 @@
+// Package jsontree decodes JSON into the tree kapi holds (map[string]any,
+// []any, string, bool, nil and numbers) on the tokenizer of
+// github.com/go-json-experiment/json/jsontext (Go 1.27's
+// encoding/json/jsontext), about twice as fast as encoding/json's Decoder,
+// and reports duplicate object keys in the same pass, as kube's strict
+// decoding names them.
+//
+// It accepts a subset of what encoding/json accepts and, on what it
+// accepts, yields encoding/json's tree: callers decode again with
+// encoding/json when Decode fails, for encoding/json's error message (or
+// its answer on the rare input only encoding/json accepts). The
+// differential fuzz tests of its callers (registry's FuzzDecode,
+// storage's FuzzDecodeMap) and this package's FuzzValid hold it to that.
+package jsontree
