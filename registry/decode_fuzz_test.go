@@ -99,3 +99,16 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// TestDecodeTrailingData: a body is one JSON object and nothing after it
+// but whitespace, whatever follows (kube refuses such bodies with 400).
+func TestDecodeTrailingData(t *testing.T) {
+	for _, s := range []string{`{"a":1}]`, `{"a":1}]xyz`, `{"a":1} }x`, `{"a":1}x`, `{"a":1}{"b":2}`, `{"a":1} 1`} {
+		if _, err := decodeObject([]byte(s)); err == nil {
+			t.Errorf("decodeObject(%q): got no error; want one for the data after the object", s)
+		}
+	}
+	if _, err := decodeObject([]byte(" {\"a\":1} \r\n\t")); err != nil {
+		t.Errorf("decodeObject with whitespace around: got %v; want none", err)
+	}
+}

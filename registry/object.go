@@ -137,9 +137,8 @@ func decodeObject(b []byte) (Object, error) {
 // jsontree's decoder. On what jsontree refuses (invalid JSON, data after
 // the object, a number out of range, a body that is not an object) it
 // answers with decodeStd and duplicateFields: encoding/json's error
-// messages, which kapi's 400s quote as kube's do, and encoding/json's
-// answer on the rare body only it accepts (an object followed by ']' or
-// '}'). FuzzDecode holds the two paths to the same answers.
+// messages, which kapi's 400s quote as kube's do. FuzzDecode holds the
+// two paths to the same answers.
 func decodeJSON(b []byte, dups bool) (Object, []string, error) {
 	v, d, err := jsontree.Decode(b, jsontree.Options{Numbers: jsontree.Exact, Duplicates: dups})
 	if m, ok := v.(map[string]any); ok && err == nil {
@@ -161,10 +160,7 @@ func decodeStd(b []byte) (Object, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, jsonError(err)
 	}
-	if d.More() {
-		return nil, errors.New("unexpected data after the JSON object")
-	}
-	if _, err := d.Token(); err == nil {
+	if len(bytes.TrimLeft(b[d.InputOffset():], " \t\r\n")) > 0 {
 		return nil, errors.New("unexpected data after the JSON object")
 	}
 	m, ok := v.(map[string]any)

@@ -7,8 +7,7 @@
 //
 // It accepts a subset of what encoding/json accepts and, on what it
 // accepts, yields encoding/json's tree: callers decode again with
-// encoding/json when Decode fails, for encoding/json's error message (or
-// its answer on the rare input only encoding/json accepts). The
+// encoding/json when Decode fails, for encoding/json's error message. The
 // differential fuzz tests of its callers (registry's FuzzDecode,
 // storage's FuzzDecodeMap) and this package's FuzzValid hold it to that.
 package jsontree
