@@ -12,11 +12,7 @@ import (
 	"testing"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/backoff"
 
 	apiserver "github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/storage/etcd3"
@@ -90,20 +86,7 @@ func TestFaultEtcdRestart(t *testing.T) {
 	clientPort, peerPort := freePort(t), freePort(t)
 	e := etcdAt(t, dir, clientPort, peerPort)
 	defer func() { e.Close() }()
-	c, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{"127.0.0.1:" + clientPort},
-		DialTimeout: 2 * time.Second,
-		Logger:      zap.NewNop(),
-		// Reconnect quickly once etcd is back (gRPC's default backoff
-		// grows to two minutes).
-		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
-			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 500 * time.Millisecond},
-			MinConnectTimeout: time.Second,
-		})},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := faultClient(t, "127.0.0.1:"+clientPort)
 	defer c.Close()
 	st, err := etcd3.New(t.Context(), etcd3.Options{Client: c, Prefix: "/fault", Timeout: storeTimeout})
 	if err != nil {
