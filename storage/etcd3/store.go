@@ -84,7 +84,8 @@ type Store struct {
 	closeMu   sync.Mutex // orders Watch's Add before Close's Wait
 	watchers  sync.WaitGroup
 
-	memos memos // the Memos of the latest writes, shared with their reads and watch events
+	memos  memos  // the Memos of the latest writes, shared with their reads and watch events
+	states states // the last known state of the latest keys, for writes without a read first
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -154,9 +155,10 @@ func (s *Store) Create(ctx context.Context, obj storage.Object) (storage.Object,
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	k := s.prefix + obj.Key
+	val := encode(obj)
 	resp, err := s.c.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, string(encode(obj)))).
+		Then(clientv3.OpPut(k, string(val))).
 		Commit()
 	if err != nil {
 		return storage.Object{}, s.writeFailed(ctx, "create", obj.Key, err)
@@ -166,6 +168,7 @@ func (s *Store) Create(ctx context.Context, obj storage.Object) (storage.Object,
 	}
 	obj.Revision = uint64(resp.Header.Revision)
 	obj.Memo = s.memos.remember(obj.Key, obj.Revision)
+	s.states.put(&mvccpb.KeyValue{Key: []byte(k), ModRevision: resp.Header.Revision, Value: val})
 	return obj, nil
 }
 
@@ -187,36 +190,48 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 		}
 		return storage.Object{}, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: rev}
 	}
+	if opts.Match != rv.Exact {
+		s.states.put(resp.Kvs[0])
+	}
 	return s.object(resp.Kvs[0])
 }
 
-// GuaranteedUpdate reads key, calls fn, and writes its result in a
-// transaction guarded on the mod revision fn saw; when another writer got
-// there first, the transaction returns the newer state and fn is called
-// again on it. A result that encodes to the stored bytes is not written:
-// the current state is returned and no event is sent, as kube-apiserver
-// does for no-op updates.
+// GuaranteedUpdate calls fn on the current state of key and writes its
+// result in a transaction guarded on the mod revision fn saw; when
+// another writer got there first, the transaction returns the newer state
+// and fn is called again on it. The first state is the one the Store
+// remembers of key (see states), else a read. A result that encodes to
+// the stored bytes is not written: the current state is returned and no
+// event is sent, as kube-apiserver does for no-op updates.
 func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.UpdateOptions, fn storage.UpdateFunc) (storage.Object, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	k := s.prefix + key
-	resp, err := s.c.Get(ctx, k)
+	st, err := s.start(ctx, "update", key, k)
 	if err != nil {
-		return storage.Object{}, s.failed(ctx, "update", key, err)
+		return storage.Object{}, err
 	}
-	kvs, hdr := resp.Kvs, resp.Header.Revision
 	for {
-		cur, raw, err := s.current(key, kvs, hdr, opts.Preconditions)
-		if err != nil {
-			return storage.Object{}, err
+		cur, raw, err := s.current(key, st.kvs, st.hdr, opts.Preconditions)
+		var next storage.Object
+		if err == nil {
+			next, err = fn(cur)
 		}
-		next, err := fn(cur)
-		if err != nil {
-			return storage.Object{}, err
+		var val []byte
+		if err == nil {
+			next.Key = key
+			val = encode(next)
 		}
-		next.Key = key
-		val := encode(next)
-		if bytes.Equal(val, raw) {
+		if err != nil || bytes.Equal(val, raw) {
+			if !st.confirmed { // decide on the current state
+				if st, err = s.reread(ctx, "update", key, k); err != nil {
+					return storage.Object{}, err
+				}
+				continue
+			}
+			if err != nil {
+				return storage.Object{}, err
+			}
 			return cur, nil
 		}
 		txn, err := s.c.Txn(ctx).
@@ -230,33 +245,39 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		if txn.Succeeded {
 			next.Revision = uint64(txn.Header.Revision)
 			next.Memo = s.memos.remember(key, next.Revision)
+			s.states.put(&mvccpb.KeyValue{Key: []byte(k), ModRevision: txn.Header.Revision, Value: val})
 			return next, nil
 		}
-		kvs, hdr = txn.Responses[0].GetResponseRange().Kvs, txn.Header.Revision
+		st = s.confirmed(k, txn)
 	}
 }
 
 // Delete removes key in a transaction guarded on the mod revision of the
 // state the preconditions and opts.Validate were checked on, retrying on
-// a newer state, and returns that last state.
+// a newer state, and returns that last state. The first state is the one
+// the Store remembers of key, else a read; a refusal is decided on a
+// state etcd confirmed.
 func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (storage.Object, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	k := s.prefix + key
-	resp, err := s.c.Get(ctx, k)
+	st, err := s.start(ctx, "delete", key, k)
 	if err != nil {
-		return storage.Object{}, s.failed(ctx, "delete", key, err)
+		return storage.Object{}, err
 	}
-	kvs, hdr := resp.Kvs, resp.Header.Revision
 	for {
-		cur, _, err := s.current(key, kvs, hdr, opts.Preconditions)
-		if err != nil {
-			return storage.Object{}, err
+		cur, _, err := s.current(key, st.kvs, st.hdr, opts.Preconditions)
+		if err == nil && opts.Validate != nil {
+			err = opts.Validate(cur)
 		}
-		if opts.Validate != nil {
-			if err := opts.Validate(cur); err != nil {
+		if err != nil {
+			if st.confirmed {
 				return storage.Object{}, err
 			}
+			if st, err = s.reread(ctx, "delete", key, k); err != nil {
+				return storage.Object{}, err
+			}
+			continue
 		}
 		txn, err := s.c.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", int64(cur.Revision))).
@@ -267,10 +288,55 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 			return storage.Object{}, s.writeFailed(ctx, "delete", key, err)
 		}
 		if txn.Succeeded {
+			s.states.forget(k, txn.Header.Revision)
 			return cur, nil
 		}
-		kvs, hdr = txn.Responses[0].GetResponseRange().Kvs, txn.Header.Revision
+		st = s.confirmed(k, txn)
 	}
+}
+
+// writeState is the state a write is tried on: the key-values of a read
+// (none: the key does not exist) at header revision hdr, and whether etcd
+// confirmed it as current (a read, or a failed transaction) rather than
+// the Store remembering it.
+type writeState struct {
+	kvs       []*mvccpb.KeyValue
+	hdr       int64
+	confirmed bool
+}
+
+// start is the first state of a write of key (etcd key k): the
+// remembered one, else a read.
+func (s *Store) start(ctx context.Context, op, key, k string) (writeState, error) {
+	if kv := s.states.get(k); kv != nil {
+		return writeState{kvs: []*mvccpb.KeyValue{kv}, hdr: kv.ModRevision}, nil
+	}
+	return s.reread(ctx, op, key, k)
+}
+
+// reread reads key's current state.
+func (s *Store) reread(ctx context.Context, op, key, k string) (writeState, error) {
+	resp, err := s.c.Get(ctx, k)
+	if err != nil {
+		return writeState{}, s.failed(ctx, op, key, err)
+	}
+	if len(resp.Kvs) > 0 {
+		s.states.put(resp.Kvs[0])
+	} else {
+		s.states.forget(k, resp.Header.Revision)
+	}
+	return writeState{kvs: resp.Kvs, hdr: resp.Header.Revision, confirmed: true}, nil
+}
+
+// confirmed is the current state a failed transaction returned.
+func (s *Store) confirmed(k string, txn *clientv3.TxnResponse) writeState {
+	kvs := txn.Responses[0].GetResponseRange().Kvs
+	if len(kvs) > 0 {
+		s.states.put(kvs[0])
+	} else {
+		s.states.forget(k, txn.Header.Revision)
+	}
+	return writeState{kvs: kvs, hdr: txn.Header.Revision, confirmed: true}
 }
 
 // Compact compacts etcd's history at rev: reads and watches at older

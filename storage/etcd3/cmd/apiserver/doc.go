@@ -11,4 +11,12 @@
 // A second replica on the same etcd:
 //
 //	go run ./cmd/apiserver --etcd-servers http://127.0.0.1:2379 --addr 127.0.0.1:8081
+//
+// On an etcd that serves https and asks for client certificates:
+//
+//	go run ./cmd/apiserver --etcd-servers https://10.0.0.1:2379 \
+//		--etcd-cafile ca.pem --etcd-certfile client.pem --etcd-keyfile client-key.pem
+//
+// When etcd does not answer within --etcd-timeout the command exits, with
+// the reason its connection failed (say "tls: certificate required").
 package main

@@ -131,14 +131,28 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	sctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	prefix := strings.TrimSuffix(cfg.prefix, "/")
+	// The etcd client waits for a connection until its ctx ends, without
+	// saying why there is none: a probe of each endpoint keeps the last
+	// reason (a TLS handshake refused, say) for the error.
+	pctx, stopProbe := context.WithCancel(sctx)
+	probed := probe(pctx, endpoints, cc.TLS)
+	failed := func(err error) error {
+		stopProbe()
+		msg := fmt.Sprintf("etcd at %s", strings.Join(endpoints, ","))
+		for _, perr := range <-probed {
+			msg += fmt.Sprintf(" (%v)", perr)
+		}
+		return fmt.Errorf("%s: %w", msg, err)
+	}
 	tokens, err := etcd3.SharedTokens(sctx, client, prefix+".continue-secret")
 	if err != nil {
-		return fmt.Errorf("etcd at %s: %w", strings.Join(endpoints, ","), err)
+		return failed(err)
 	}
 	st, err := etcd3.New(sctx, etcd3.Options{Client: client, Prefix: prefix, Tokens: tokens, Timeout: cfg.timeout})
 	if err != nil {
-		return fmt.Errorf("etcd at %s: %w", strings.Join(endpoints, ","), err)
+		return failed(err)
 	}
+	stopProbe()
 	defer st.Close()
 
 	var crds []schema.CRD
@@ -151,6 +165,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer reg.Close()
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
@@ -167,7 +182,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	go func() {
 		defer close(stopped)
 		<-ctx.Done()
-		st.Close() // ends the watches, which Shutdown would wait for
+		_ = reg.Close() // stops its garbage collector, a watcher of st
+		st.Close()      // ends the watches, which Shutdown would wait for
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
