@@ -67,11 +67,11 @@ func (c *Cache) list(prefix string, opts storage.ListOptions) (storage.ListResul
 		}
 		return c.page(sn, prefix, prefix, 0, opts)
 	}
-	var size int64
-	if opts.Predicate.Empty() {
-		size, _ = c.dirCount(prefix)
+	known := int64(-1)
+	if n, ok := c.dirCount(prefix); ok && opts.Predicate.Empty() {
+		known = n
 	}
-	items, next, more := scan(c.tree, prefix, prefix, opts.Limit, opts.Predicate, size)
+	items, next, more := scan(c.tree, prefix, prefix, opts.Limit, opts.Predicate, known)
 	res := storage.ListResult{Items: items, Revision: cur}
 	if !more {
 		c.mu.RUnlock()
@@ -123,11 +123,15 @@ func (c *Cache) listContinue(ctx context.Context, prefix string, opts storage.Li
 // of earlier pages. false when more pages follow and the cache does not
 // page.
 func (c *Cache) page(sn *snapshot, prefix, start string, offset int64, opts storage.ListOptions) (storage.ListResult, bool) {
-	var size int64
-	if opts.Predicate.Empty() && opts.Limit > 0 {
-		size = max(sn.count(prefix)-offset, 0)
+	known := int64(-1)
+	switch {
+	case !opts.Predicate.Empty():
+	case start == prefix:
+		known, _ = sn.known(prefix) // not counted for a whole list: the scan counts
+	default:
+		known = max(sn.count(prefix)-offset, 0) // counted once per snapshot, for Remaining too
 	}
-	items, next, more := scan(sn.tree, prefix, start, opts.Limit, opts.Predicate, size)
+	items, next, more := scan(sn.tree, prefix, start, opts.Limit, opts.Predicate, known)
 	res := storage.ListResult{Items: items, Revision: sn.rev}
 	if more {
 		if !c.paging() {
@@ -152,13 +156,24 @@ func (c *Cache) finish(res *storage.ListResult, sn *snapshot, prefix, next strin
 // scan reads up to limit items matching p (all when limit is 0) from
 // the keys under prefix, from key start on. When matching items are
 // left out, more is true and next is the key of the first of them.
-// size is a capacity hint.
-func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, size int64) (items []storage.Object, next string, more bool) {
+// known, when not negative, is the number of keys under prefix from
+// start on (p must then be empty): the keys are read without looking at
+// each, as they follow each other in the tree.
+func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, known int64) (items []storage.Object, next string, more bool) {
+	if known >= 0 && p.Empty() {
+		if items, next, more, ok := scanKnown(t, prefix, start, limit, known); ok {
+			return items, next, more
+		}
+	}
 	all := p.Empty()
+	size := max(known, 0)
+	if !all {
+		size = 0 // a predicate may keep few: grow as needed
+	}
 	if limit > 0 {
 		size = min(size, limit)
 	}
-	items = make([]storage.Object, 0, max(size, 0))
+	items = make([]storage.Object, 0, size)
 	t.AscendGreaterOrEqual(&item{key: start}, func(it *item) bool {
 		if !strings.HasPrefix(it.key, prefix) {
 			return false
@@ -175,4 +190,34 @@ func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, size 
 		return true
 	})
 	return items, next, more
+}
+
+// scanKnown is scan of the known keys under prefix from start on,
+// without a predicate. The keys under a prefix are contiguous in the
+// tree, so it takes that many from start on, then checks that the last
+// one is under prefix and the one after it is not (unless it is the
+// next page's); false if the count was wrong.
+func scanKnown(t *tree, prefix, start string, limit, known int64) (items []storage.Object, next string, more, ok bool) {
+	n := known
+	if limit > 0 && limit < n {
+		n, more = limit, true
+	}
+	items = make([]storage.Object, 0, n)
+	after, found := "", false
+	t.AscendGreaterOrEqual(&item{key: start}, func(it *item) bool {
+		if int64(len(items)) == n {
+			after, found = it.key, true
+			return false
+		}
+		items = append(items, it.object())
+		return true
+	})
+	if int64(len(items)) != n || n > 0 && !strings.HasPrefix(items[n-1].Key, prefix) ||
+		(found && strings.HasPrefix(after, prefix)) != more {
+		return nil, "", false, false
+	}
+	if more {
+		next = after
+	}
+	return items, next, more, true
 }

@@ -51,6 +51,17 @@ func (sn *snapshot) setCount(prefix string, n int64) {
 	}
 }
 
+// known returns the number of keys under prefix, -1 if not yet known.
+func (sn *snapshot) known(prefix string) (int64, bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	n, ok := sn.counts[prefix]
+	if !ok {
+		return -1, false
+	}
+	return n, true
+}
+
 // count returns the number of keys under prefix, counted once.
 func (sn *snapshot) count(prefix string) int64 {
 	sn.mu.Lock()
