@@ -27,7 +27,10 @@ import (
 //	any, while the cache re-lists          the backend
 //
 // Without Options.Tokens a list that does not fit in one page, and its
-// continuations, are the backend's.
+// continuations, are the backend's. The cache's history is its own: a
+// compaction made through it shortens it as the backend's, one made
+// elsewhere (another replica) does not, so the cache may still serve a
+// token the backend would refuse, with that revision's pages.
 
 // List reads the keys under prefix from the cache when it can (see the
 // table above and the one in read.go), else from the backend.
