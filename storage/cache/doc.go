@@ -36,8 +36,8 @@
 //     read at, and every continuation is served from a copy-on-write
 //     snapshot of the tree at that revision (cached, or rebuilt from the
 //     history), never from a later state. A token the cache cannot serve
-//     (older than its history, issued while it re-lists, or at revision
-//     0) goes to the backend unchanged, which serves it or answers
+//     (older than its history, at revision 0, or any while the cache
+//     re-lists) goes to the backend unchanged, which serves it or answers
 //     ErrExpired as for its own; a token the backend issued is served by
 //     the cache alike. Without Options.Tokens, pages are the backend's.
 //   - Watches read the cache's log (a watch.Broadcaster) as the memory
