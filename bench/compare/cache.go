@@ -15,9 +15,10 @@ import (
 func KapiCacheMemory() PeerInfo {
 	return PeerInfo{
 		Name: "kapi cache+memory",
-		What: "storage/cache over storage/memory; get at rv.Any (the cacher column's resourceVersion=0), lists consistent from the cache, pages past the first from the backend",
+		What: "storage/cache over storage/memory; get at rv.Any (the cacher column's resourceVersion=0), lists consistent from the cache, pages from the cache's snapshots (continue tokens in the backend's keys)",
 		Start: func(context.Context, *Etcd) (Peer, error) {
-			c, err := cache.New(memory.New(memory.Options{}), cache.Options{})
+			tokens := rv.NewTokens()
+			c, err := cache.New(memory.New(memory.Options{Tokens: tokens}), cache.Options{Tokens: tokens})
 			if err != nil {
 				return nil, err
 			}
@@ -34,11 +35,12 @@ func KapiCacheEtcd3() PeerInfo {
 		What:      "storage/cache over storage/etcd3 on the embedded etcd; reads as kapi cache+memory",
 		NeedsEtcd: true,
 		Start: func(ctx context.Context, e *Etcd) (Peer, error) {
-			s, err := etcd3.New(ctx, etcd3.Options{Client: e.Client, Prefix: fmt.Sprintf("/kapi-bench/%d", etcdPrefixes.Add(1))})
+			tokens := rv.NewTokens()
+			s, err := etcd3.New(ctx, etcd3.Options{Client: e.Client, Prefix: fmt.Sprintf("/kapi-bench/%d", etcdPrefixes.Add(1)), Tokens: tokens})
 			if err != nil {
 				return nil, err
 			}
-			c, err := cache.New(s, cache.Options{})
+			c, err := cache.New(s, cache.Options{Tokens: tokens})
 			if err != nil {
 				s.Close()
 				return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/btree"
+	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/watch"
 )
@@ -21,6 +22,8 @@ const (
 	progressEvery = 100 * time.Millisecond
 	// retryEvery spaces attempts to list or watch a failing backend.
 	retryEvery = 100 * time.Millisecond
+	// DefaultSnapshots bounds the snapshots kept for paginated lists.
+	DefaultSnapshots = 32
 )
 
 // Options configure a Cache. The zero value is usable.
@@ -50,6 +53,16 @@ type Options struct {
 	// BookmarkInterval is the period of bookmarks for watches that ask
 	// for them (default watch.DefaultBookmarkInterval, 1 minute).
 	BookmarkInterval time.Duration
+	// Tokens are the backend's continue-token keys (memory.Options.Tokens,
+	// etcd3.SharedTokens): with them the cache serves paginated lists and
+	// their continuations from snapshots, in tokens the backend accepts
+	// too. Zero: a list that does not fit in one page, and every
+	// continuation, is the backend's.
+	Tokens rv.Tokens
+	// Snapshots bounds the snapshots kept for paginated lists (default
+	// 32, least recently used evicted first; an evicted one is rebuilt
+	// from history when a continuation needs it).
+	Snapshots int
 }
 
 // item is one key's state in the tree, immutable once inserted; obj is
@@ -86,6 +99,7 @@ type Cache struct {
 	dirs  map[string]int64 // keys under each prefix ending in '/' (and "")
 	log   *watch.Broadcaster
 	ready bool // the tree holds a listed state; false while re-listing
+	snaps snapshots
 	// progress asks the backend watch for a bookmark (nil between watches).
 	progress func()
 
@@ -105,7 +119,10 @@ func New(backend storage.Interface, opts Options) (*Cache, error) {
 	if opts.Wait <= 0 {
 		opts.Wait = DefaultWait
 	}
-	c := &Cache{backend: backend, opts: opts, done: make(chan struct{})}
+	if opts.Snapshots <= 0 {
+		opts.Snapshots = DefaultSnapshots
+	}
+	c := &Cache{backend: backend, opts: opts, done: make(chan struct{}), snaps: snapshots{max: opts.Snapshots}}
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := c.relist(ctx)
 	if err != nil {

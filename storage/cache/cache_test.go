@@ -20,9 +20,10 @@ import (
 // briefly for future revisions, as the suite asks.
 func newCache(t *testing.T, readYourWrites bool) (*cache.Cache, *memory.Store) {
 	t.Helper()
-	m := memory.New(memory.Options{Wait: 100 * time.Millisecond})
+	tokens := rv.NewTokens()
+	m := memory.New(memory.Options{Wait: 100 * time.Millisecond, Tokens: tokens})
 	t.Cleanup(m.Close)
-	c, err := cache.New(m, cache.Options{Wait: 100 * time.Millisecond, ReadYourWrites: readYourWrites})
+	c, err := cache.New(m, cache.Options{Wait: 100 * time.Millisecond, ReadYourWrites: readYourWrites, Tokens: tokens})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -70,9 +71,11 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts cache.Options) fixture {
 	t.Helper()
-	m := memory.New(memory.Options{Wait: 100 * time.Millisecond})
+	tokens := rv.NewTokens()
+	m := memory.New(memory.Options{Wait: 100 * time.Millisecond, Tokens: tokens})
 	t.Cleanup(m.Close)
 	b := &backend{Interface: m}
+	opts.Tokens = tokens
 	opts.ReadYourWrites = true
 	c, err := cache.New(b, opts)
 	if err != nil {

@@ -35,8 +35,15 @@
 //     compacts the backend and the window alike; a compaction made
 //     elsewhere (another replica) leaves the window as it is, whose
 //     states stay correct.
-//   - Continue tokens are the backend's: a list whose answer does not
-//     fit in its limit, and every continuation, goes to the backend.
+//   - Continue tokens are the backend's (Options.Tokens holds its
+//     keys): a page after which more follow names the revision it was
+//     read at, and every continuation is served from a copy-on-write
+//     snapshot of the tree at that revision (cached, or rebuilt from the
+//     history), never from a later state. A token the cache cannot serve
+//     (older than its history, at revision 0, or any while the cache
+//     re-lists) goes to the backend unchanged, which serves it or answers
+//     ErrExpired as for its own; a token the backend issued is served by
+//     the cache alike. Without Options.Tokens, pages are the backend's.
 //   - Watches read the cache's log (a watch.Broadcaster) as the memory
 //     store's do: no lock is held while sending, a slow watcher never
 //     blocks the feeder or other watchers, and one that falls behind the
@@ -59,5 +66,9 @@
 //	Get a (Any)        served from memory at once, at 10 or 11
 //	Watch / from 10    replays ADDED a@11 from the log, then live events
 //	Get a (Exact 10)   undoes r11 from the log: ErrNotFound at 10
+//	Create b, c        backend r12, r13, applied by the feeder
+//	List / (limit 2)   a, b from the tree @13, its clone kept: token {13, "c", 2}
+//	Delete c           backend r14; the snapshot @13 still holds c
+//	List / (token)     c@13 from the snapshot @13 (evicted: rebuilt by undoing r14)
 //	Compact 11         the backend's and the cache's history: Watch from 10 is ErrExpired
 package cache

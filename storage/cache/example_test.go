@@ -49,3 +49,32 @@ func Example() {
 	// MODIFIED /widgets/default/a at 3
 	// storage: resource version expired: /widgets/: too old resource version: 2 (3)
 }
+
+// Paginated lists from the cache: with the backend's token keys, a page
+// names the revision it was read at and every continuation is served
+// from the cache's snapshot of that revision, whatever is written in
+// between; the backend accepts the same tokens.
+func Example_pages() {
+	ctx := context.Background()
+	tokens := rv.NewTokens() // the backend's keys, shared with the cache
+	backend := memory.New(memory.Options{Tokens: tokens})
+	defer backend.Close()
+	c, err := cache.New(backend, cache.Options{Tokens: tokens, ReadYourWrites: true})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	for _, name := range []string{"a", "b", "c"} {
+		c.Create(ctx, storage.Object{Key: "/widgets/default/" + name, Value: []byte(`{}`)})
+	}
+
+	first, _ := c.List(ctx, "/widgets/", storage.ListOptions{Limit: 2})
+	c.Delete(ctx, "/widgets/default/c", storage.DeleteOptions{}) // after the first page
+	rest, _ := c.List(ctx, "/widgets/", storage.ListOptions{Limit: 2, Continue: first.Continue})
+	fromBackend, _ := backend.List(ctx, "/widgets/", storage.ListOptions{Limit: 2, Continue: first.Continue})
+	fmt.Println(len(first.Items), "items at", first.Revision, "; remaining", *first.Remaining)
+	fmt.Println(rest.Items[0].Key, "at", rest.Revision, "; the backend:", fromBackend.Items[0].Key, "at", fromBackend.Revision)
+	// Output:
+	// 2 items at 4 ; remaining 1
+	// /widgets/default/c at 4 ; the backend: /widgets/default/c at 4
+}

@@ -2,8 +2,6 @@ package cache
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -18,11 +16,13 @@ import (
 //	Any           nothing                       its revision               backend while re-listing
 //	NotOlderThan  N                             its revision, once ≥ N     ErrTooLarge if N > backend's, else backend
 //	Exact         N                             N, from history            backend, if N is older than the history
+//	Continue      the token's revision r        r, from a snapshot         backend, if r is older than the history
 //
-// A list with a limit is served by the cache when the whole answer
-// fits in one page (no continue token is needed); otherwise the list,
-// and every continuation of it, is the backend's, so continue tokens are
-// always the backend's own.
+// A list with a limit that does not fit in one page is served as the
+// others, and its continue token, in the backend's format
+// (Options.Tokens), names the snapshot its continuations read: they are
+// the cache's while r is in its history, the backend's after (see
+// page.go).
 
 // need waits for the cache to be able to serve a read with opts' match
 // and revision. It returns false when the backend must serve it
@@ -116,117 +116,4 @@ func keyOf(ch watch.Change) (string, bool) {
 		return ch.Prev.(storage.Object).Key, true
 	}
 	return "", false
-}
-
-// List reads the keys under prefix from the cache when it can (see the
-// table above), else from the backend.
-func (c *Cache) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
-	if !c.holds(prefix) || opts.Continue != "" {
-		return c.backend.List(ctx, prefix, opts)
-	}
-	ok, err := c.need(ctx, prefix, opts.Match, opts.Revision)
-	if err != nil {
-		return storage.ListResult{}, err
-	}
-	if ok {
-		if res, ok := c.list(prefix, opts); ok {
-			return res, nil
-		}
-	}
-	return c.backend.List(ctx, prefix, opts)
-}
-
-// list reads one whole answer from the tree, or from a snapshot rebuilt
-// from history for an older Exact read; false when the history does not
-// reach back that far or the answer does not fit in opts.Limit.
-func (c *Cache) list(prefix string, opts storage.ListOptions) (storage.ListResult, bool) {
-	c.mu.RLock()
-	cur := c.log.Revision()
-	if opts.Match == rv.Exact && opts.Revision != 0 && opts.Revision < cur {
-		c.mu.RUnlock()
-		t, ok := c.snapshot(opts.Revision)
-		if !ok {
-			return storage.ListResult{}, false
-		}
-		items, more := scan(t, prefix, opts.Limit, opts.Predicate, 0)
-		return storage.ListResult{Items: items, Revision: opts.Revision}, !more
-	}
-	size := int64(0)
-	if opts.Predicate.Empty() && (prefix == "" || strings.HasSuffix(prefix, "/")) {
-		size = c.dirs[prefix]
-	}
-	items, more := scan(c.tree, prefix, opts.Limit, opts.Predicate, size)
-	c.mu.RUnlock()
-	return storage.ListResult{Items: items, Revision: cur}, !more
-}
-
-// snapshot rebuilds the tree at rev from the current one by undoing the
-// changes after rev, newest first (as the memory store does):
-//
-//	log:      r5 Added a=1   r6 Modified a=2 (prev a=1)   r7 Deleted b (prev b=9)
-//	current:  {a=2}
-//	at r5:    undo r7 (put b=9), undo r6 (put a=1)        → {a=1, b=9}
-//
-// false if rev is older than the history.
-func (c *Cache) snapshot(rev uint64) (*tree, bool) {
-	c.mu.RLock()
-	if rev < c.log.Oldest() {
-		c.mu.RUnlock()
-		return nil, false
-	}
-	changes, err := c.log.Since(rev)
-	if err != nil {
-		c.mu.RUnlock()
-		return nil, false
-	}
-	undo := slices.Collect(changes)
-	t := c.cloneTree()
-	c.mu.RUnlock()
-	for _, ch := range slices.Backward(undo) {
-		k, ok := keyOf(ch)
-		if !ok {
-			continue
-		}
-		if ch.Prev == nil {
-			t.Delete(&item{key: k})
-		} else {
-			t.ReplaceOrInsert(&item{key: k, obj: ch.Prev})
-		}
-	}
-	return t, true
-}
-
-// cloneTree returns an O(1) copy-on-write clone of the tree. Callers
-// hold mu.
-func (c *Cache) cloneTree() *tree {
-	c.clone.Lock()
-	defer c.clone.Unlock()
-	return c.tree.Clone()
-}
-
-// scan reads up to limit items matching p (all when limit is 0) from the
-// keys under prefix; more reports that matching items were left out.
-// size is a capacity hint.
-func scan(t *tree, prefix string, limit int64, p storage.Predicate, size int64) (items []storage.Object, more bool) {
-	all := p.Empty()
-	if limit > 0 {
-		size = min(size, limit)
-	}
-	items = make([]storage.Object, 0, max(size, 0))
-	t.AscendGreaterOrEqual(&item{key: prefix}, func(it *item) bool {
-		if !strings.HasPrefix(it.key, prefix) {
-			return false
-		}
-		obj := it.object()
-		if !all && !p.Matches(obj) {
-			return true
-		}
-		if limit > 0 && int64(len(items)) == limit {
-			more = true
-			return false
-		}
-		items = append(items, obj)
-		return true
-	})
-	return items, more
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/cache"
 	"github.com/kapi-dev/kapi/storage/etcd3"
@@ -17,8 +18,9 @@ import (
 // Options.ReadYourWrites too, over the memory store.
 func TestCacheConformance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) storage.Interface {
-		s := newStore(t, etcd3.Options{})
-		c, err := cache.New(s, cache.Options{Prefix: "/", Wait: 100 * time.Millisecond})
+		tokens := rv.NewTokens() // shared: the cache serves pages in the Store's tokens
+		s := newStore(t, etcd3.Options{Tokens: tokens})
+		c, err := cache.New(s, cache.Options{Prefix: "/", Wait: 100 * time.Millisecond, Tokens: tokens})
 		if err != nil {
 			t.Fatalf("cache.New: %v", err)
 		}

@@ -1,0 +1,225 @@
+package cache
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// Snapshots. A paginated list is served from one snapshot, the state of
+// the cache at the revision its first page was read at: a copy-on-write
+// clone of the tree (google/btree's Clone is O(1); the live tree copies
+// a node the first time the feeder touches it afterwards, so a snapshot
+// costs memory only for the parts written since). Snapshots are taken
+// lazily, by the first page of a list that needs more than one, not on
+// every event as kube's cacher does (ListFromCacheSnapshot): the feeder
+// pays nothing for them.
+//
+// A continuation whose snapshot is not cached (evicted, or the first
+// page was the backend's) gets it rebuilt from the cache's history, as
+// Exact reads do; one older than the history is the backend's.
+//
+//	first page, limit 2, cache at r7:    a b | c d e    → clone @7 cached, token {7, "c", 2}
+//	the feeder applies r8 (delete c):    the live tree copies its path; @7 still holds c
+//	second page, token {7, "c", 2}:      c d | e        from the clone @7
+//	@7 evicted, third page:              undo r8.. on a clone of the live tree → @7 again
+//	7 older than the history:            the backend serves the token (or ErrExpired)
+
+// snapshot is the state of the cache at rev, never modified once
+// published. counts caches the number of keys under a list prefix at
+// rev, for remainingItemCount.
+type snapshot struct {
+	rev  uint64
+	tree *tree
+
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+func newSnapshot(rev uint64, t *tree) *snapshot {
+	return &snapshot{rev: rev, tree: t, counts: map[string]int64{}}
+}
+
+// setCount records n keys under prefix, unless already known.
+func (sn *snapshot) setCount(prefix string, n int64) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if _, ok := sn.counts[prefix]; !ok {
+		sn.counts[prefix] = n
+	}
+}
+
+// known returns the number of keys under prefix, -1 if not yet known.
+func (sn *snapshot) known(prefix string) (int64, bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	n, ok := sn.counts[prefix]
+	if !ok {
+		return -1, false
+	}
+	return n, true
+}
+
+// count returns the number of keys under prefix, counted once.
+func (sn *snapshot) count(prefix string) int64 {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if n, ok := sn.counts[prefix]; ok {
+		return n
+	}
+	var n int64
+	sn.tree.AscendGreaterOrEqual(&item{key: prefix}, func(it *item) bool {
+		if !strings.HasPrefix(it.key, prefix) {
+			return false
+		}
+		n++
+		return true
+	})
+	sn.counts[prefix] = n
+	return n
+}
+
+// snapshots is a small cache of snapshots by revision, least recently
+// used evicted first. Snapshots older than the cache's history are
+// dropped when looked up, with the history they belong to.
+type snapshots struct {
+	mu   sync.Mutex
+	max  int
+	list []*snapshot // least recently used first
+}
+
+// get returns the snapshot at rev, if cached and not older than oldest.
+func (s *snapshots) get(rev, oldest uint64) *snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(oldest)
+	for i, sn := range s.list {
+		if sn.rev == rev {
+			copy(s.list[i:], s.list[i+1:])
+			s.list[len(s.list)-1] = sn
+			return sn
+		}
+	}
+	return nil
+}
+
+// put caches sn and returns it, or the snapshot already cached at its
+// revision.
+func (s *snapshots) put(sn *snapshot) *snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, old := range s.list {
+		if old.rev == sn.rev {
+			return old
+		}
+	}
+	if len(s.list) >= s.max {
+		copy(s.list, s.list[1:])
+		s.list = s.list[:len(s.list)-1]
+	}
+	s.list = append(s.list, sn)
+	return sn
+}
+
+// reset drops every snapshot (a new history starts).
+func (s *snapshots) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.list)
+	s.list = s.list[:0]
+}
+
+// expire drops snapshots older than oldest. Callers hold mu.
+func (s *snapshots) expire(oldest uint64) {
+	kept := s.list[:0]
+	for _, sn := range s.list {
+		if sn.rev >= oldest {
+			kept = append(kept, sn)
+		}
+	}
+	clear(s.list[len(kept):])
+	s.list = kept
+}
+
+// snapshotAt returns the snapshot at rev: cached, the live tree cloned
+// (rev is the cache's revision), or rebuilt from history by undoing the
+// changes after rev, newest first (as the memory store does):
+//
+//	log:      r5 Added a=1   r6 Modified a=2 (prev a=1)   r7 Deleted b (prev b=9)
+//	current:  {a=2}
+//	at r5:    undo r7 (put b=9), undo r6 (put a=1)        → {a=1, b=9}
+//
+// prefix is the list it is for: its live count is recorded when the
+// live tree is cloned. false if rev is older than the history, newer
+// than the cache, or the cache is re-listing.
+func (c *Cache) snapshotAt(prefix string, rev uint64) (*snapshot, bool) {
+	c.mu.RLock()
+	cur, oldest := c.log.Revision(), c.log.Oldest()
+	if !c.ready || rev < oldest || rev > cur {
+		c.mu.RUnlock()
+		return nil, false
+	}
+	if sn := c.snaps.get(rev, oldest); sn != nil {
+		c.mu.RUnlock()
+		return sn, true
+	}
+	if rev == cur {
+		sn := c.liveSnapshot(prefix)
+		c.mu.RUnlock()
+		return sn, true
+	}
+	changes, err := c.log.Since(rev)
+	if err != nil {
+		c.mu.RUnlock()
+		return nil, false
+	}
+	undo := slices.Collect(changes)
+	t := c.cloneTree()
+	c.mu.RUnlock()
+	for _, ch := range slices.Backward(undo) {
+		k, ok := keyOf(ch)
+		if !ok || ch.Type == watch.Bookmark {
+			continue
+		}
+		if ch.Prev == nil {
+			t.Delete(&item{key: k})
+		} else {
+			t.ReplaceOrInsert(&item{key: k, obj: ch.Prev})
+		}
+	}
+	return c.snaps.put(newSnapshot(rev, t)), true
+}
+
+// liveSnapshot returns the snapshot of the tree at the cache's
+// revision, cached, with prefix's key count when the directory counts
+// know it. Callers hold mu (shared is enough: the feeder waits).
+func (c *Cache) liveSnapshot(prefix string) *snapshot {
+	rev := c.log.Revision()
+	sn := c.snaps.get(rev, c.log.Oldest())
+	if sn == nil {
+		sn = c.snaps.put(newSnapshot(rev, c.cloneTree()))
+	}
+	if n, ok := c.dirCount(prefix); ok {
+		sn.setCount(prefix, n)
+	}
+	return sn
+}
+
+// dirCount returns the live number of keys under prefix if prefix is a
+// directory (ends in '/', or is ""). Callers hold mu.
+func (c *Cache) dirCount(prefix string) (int64, bool) {
+	if prefix == "" || strings.HasSuffix(prefix, "/") {
+		return c.dirs[prefix], true
+	}
+	return 0, false
+}
+
+// cloneTree returns an O(1) copy-on-write clone of the tree. Callers
+// hold mu.
+func (c *Cache) cloneTree() *tree {
+	c.clone.Lock()
+	defer c.clone.Unlock()
+	return c.tree.Clone()
+}
