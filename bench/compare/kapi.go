@@ -69,26 +69,17 @@ func KapiEtcd3() PeerInfo {
 
 func (p *kapiPeer) Close() { p.close() }
 
+// toStored is what the store keeps of u: its JSON without the
+// resourceVersion (taken out of u's metadata while it is encoded and put
+// back, as the registry's encodeStored does), its labels and its
+// name/namespace fields.
 func toStored(u *unstructured.Unstructured) (storage.Object, error) {
-	m := u.Object
-	if md, ok := m["metadata"].(map[string]any); ok {
-		if _, has := md["resourceVersion"]; has {
-			// The store keeps objects without their resourceVersion.
-			md2 := make(map[string]any, len(md))
-			for k, v := range md {
-				if k != "resourceVersion" {
-					md2[k] = v
-				}
-			}
-			m2 := make(map[string]any, len(m))
-			for k, v := range m {
-				m2[k] = v
-			}
-			m2["metadata"] = md2
-			m = m2
-		}
+	md, _ := u.Object["metadata"].(map[string]any)
+	if rv, had := md["resourceVersion"]; had {
+		delete(md, "resourceVersion")
+		defer func() { md["resourceVersion"] = rv }()
 	}
-	b, err := jsonval.Marshal(m)
+	b, err := jsonval.Marshal(u.Object)
 	if err != nil {
 		return storage.Object{}, err
 	}
