@@ -194,6 +194,15 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			return storage.Object{}, err
 		}
 		next.Key = key
+		// Unchanged labels and fields share the current state's maps
+		// (stored maps are read-only): a version kept in the history
+		// costs its bytes, not another copy of its attributes.
+		if len(next.Labels) > 0 && maps.Equal(next.Labels, cur.Labels) {
+			next.Labels = cur.Labels
+		}
+		if len(next.Fields) > 0 && maps.Equal(next.Fields, cur.Fields) {
+			next.Fields = cur.Fields
+		}
 		s.mu.Lock()
 		if now, ok := s.tree.Get(it); !ok || now != it {
 			s.mu.Unlock()
