@@ -42,8 +42,8 @@ func (e *encoder) put() {
 		return
 	}
 	e.buf = e.buf[:0]
-	clear(e.keys[:cap(e.keys)])
-	e.keys = e.keys[:0]
+	clear(e.members[:cap(e.members)])
+	e.members = e.members[:0]
 	encoders.Put(e)
 }
 
@@ -54,8 +54,13 @@ const maxDepth = 1000
 var errTooDeep = errors.New("jsonval: nested too deep")
 
 type encoder struct {
-	buf  []byte
-	keys []string // reused for sorting each map's keys
+	buf     []byte
+	members []member // reused for sorting each map's members
+}
+
+type member struct {
+	key   string
+	value any
 }
 
 func (e *encoder) value(v any, depth int) error {
@@ -124,28 +129,26 @@ func (e *encoder) object(m map[string]any, depth int) error {
 	if depth >= maxDepth {
 		return errTooDeep
 	}
-	// The keys go on a shared stack: a nested map's keys above ours.
-	base := len(e.keys)
-	for k := range m {
-		e.keys = append(e.keys, k)
+	// The members go on a shared stack: a nested map's above ours.
+	base := len(e.members)
+	for k, v := range m {
+		e.members = append(e.members, member{k, v})
 	}
-	keys := e.keys[base:]
-	slices.SortFunc(keys, strings.Compare)
+	slices.SortFunc(e.members[base:], func(a, b member) int { return strings.Compare(a.key, b.key) })
 	e.buf = append(e.buf, '{')
-	for i := range keys {
-		k := e.keys[base+i] // e.keys may have grown (and moved) under a nested map
-		if i > 0 {
+	for i := base; i < base+len(m); i++ {
+		mb := e.members[i] // e.members may have grown (and moved) under a nested map
+		if i > base {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = appendString(e.buf, k)
+		e.buf = appendString(e.buf, mb.key)
 		e.buf = append(e.buf, ':')
-		if err := e.value(m[k], depth+1); err != nil {
+		if err := e.value(mb.value, depth+1); err != nil {
 			return err
 		}
 	}
 	e.buf = append(e.buf, '}')
-	clear(e.keys[base:])
-	e.keys = e.keys[:base]
+	e.members = e.members[:base] // cleared by put, not here: clearing pointers costs write barriers
 	return nil
 }
 
