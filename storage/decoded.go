@@ -43,10 +43,19 @@ const whatMap = WhatReserved | 1
 // kube's watch cache do; states nobody reads this way cost nothing more.
 // Without a Memo (a backend that keeps none) every call decodes afresh.
 func (o Object) Map() (map[string]any, error) {
-	if f := o.Memo.loadForm(); f != nil && f.rev == o.Revision {
-		return f.m, nil // the common case: one atomic load, no lookup
+	if m := o.Memo; m != nil {
+		if f := m.form.Load(); f != nil && f.rev == o.Revision {
+			return f.m, nil // the common case: one atomic load, no lookup (and Map inlines)
+		}
 	}
-	m, err := o.Memo.mapForm(o.Revision, func() (map[string]any, error) { return decodeMap(o.Value, o.Revision) })
+	return decodedMap(&o)
+}
+
+// decodedMap is Map's slow path: the first read of a state, or a read at
+// another revision.
+func decodedMap(o *Object) (map[string]any, error) {
+	value, rev := o.Value, o.Revision
+	m, err := o.Memo.mapForm(rev, func() (map[string]any, error) { return decodeMap(value, rev) })
 	if err != nil {
 		return nil, fmt.Errorf("storage: decoding %s: %w", o.Key, err)
 	}
