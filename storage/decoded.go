@@ -75,14 +75,6 @@ func (o Object) ShareMap(m map[string]any) {
 	_, _ = o.Memo.mapForm(o.Revision, func() (map[string]any, error) { return m, nil })
 }
 
-// loadForm returns the decoded form in m's own slot, or nil.
-func (m *Memo) loadForm() *mapForm {
-	if m == nil {
-		return nil
-	}
-	return m.form.Load()
-}
-
 // mapForm returns the decoded form at rev, computing it with f once per
 // Memo and revision. The first revision asked for takes m's own slot
 // (concurrent callers wait for one f; an error is remembered in the
