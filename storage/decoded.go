@@ -45,7 +45,7 @@ const whatMap = WhatReserved | 1
 func (o Object) Map() (map[string]any, error) {
 	if m := o.Memo; m != nil {
 		if f := m.form.Load(); f != nil && f.rev == o.Revision {
-			return f.m, nil // the common case: one atomic load, no lookup (and Map inlines)
+			return f.m, nil // the common case: one atomic load, no lookup
 		}
 	}
 	return decodedMap(&o)
