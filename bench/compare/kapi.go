@@ -75,9 +75,9 @@ func (p *kapiPeer) Close() { p.close() }
 // name/namespace fields.
 func toStored(u *unstructured.Unstructured) (storage.Object, error) {
 	md, _ := u.Object["metadata"].(map[string]any)
-	if rv, had := md["resourceVersion"]; had {
+	if old, had := md["resourceVersion"]; had {
 		delete(md, "resourceVersion")
-		defer func() { md["resourceVersion"] = rv }()
+		defer func() { md["resourceVersion"] = old }()
 	}
 	b, err := jsonval.Marshal(u.Object)
 	if err != nil {
