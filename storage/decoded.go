@@ -44,13 +44,23 @@ const whatMap = WhatReserved | 1
 // kube's watch cache do; states nobody reads this way cost nothing more.
 // Without a Memo (a backend that keeps none) every call decodes afresh.
 func (o Object) Map() (map[string]any, error) {
-	v, err := o.Memo.Do(MemoKey{Rev: o.Revision, What: whatMap}, func() (any, error) {
-		return decodeMap(o.Value, o.Revision)
-	})
+	if m := o.Memo; m != nil {
+		if f := m.form.Load(); f != nil && f.rev == o.Revision {
+			return f.m, nil // the common case: one atomic load, no lookup
+		}
+	}
+	return decodedMap(&o)
+}
+
+// decodedMap is Map's slow path: the first read of a state, or a read at
+// another revision.
+func decodedMap(o *Object) (map[string]any, error) {
+	value, rev := o.Value, o.Revision
+	m, err := o.Memo.mapForm(rev, func() (map[string]any, error) { return decodeMap(value, rev) })
 	if err != nil {
 		return nil, fmt.Errorf("storage: decoding %s: %w", o.Key, err)
 	}
-	return v.(map[string]any), nil
+	return m, nil
 }
 
 // ShareMap records m as o's decoded form, the map Map returns to every
@@ -60,7 +70,43 @@ func (o Object) Map() (map[string]any, error) {
 // included), and the caller gives it up — from now on it is read-only and
 // shared. Without a Memo it does nothing.
 func (o Object) ShareMap(m map[string]any) {
-	_, _ = o.Memo.Do(MemoKey{Rev: o.Revision, What: whatMap}, func() (any, error) { return m, nil })
+	if o.Memo == nil {
+		return
+	}
+	_, _ = o.Memo.mapForm(o.Revision, func() (map[string]any, error) { return m, nil })
+}
+
+// mapForm returns the decoded form at rev, computing it with f once per
+// Memo and revision. The first revision asked for takes m's own slot
+// (concurrent callers wait for one f; an error is remembered in the
+// entries, not in the slot); others are entries under whatMap.
+func (m *Memo) mapForm(rev uint64, f func() (map[string]any, error)) (map[string]any, error) {
+	if m == nil {
+		return f()
+	}
+	key := MemoKey{Rev: rev, What: whatMap}
+	m.formMu.Lock()
+	cur := m.form.Load()
+	if cur == nil && m.find(key) == nil { // the first revision asked for
+		v, err := f()
+		if err == nil {
+			m.form.Store(&mapForm{rev: rev, m: v})
+			m.formMu.Unlock()
+			return v, nil
+		}
+		_, _ = m.Do(key, func() (any, error) { return nil, err }) // remembered, as Do remembers errors
+		m.formMu.Unlock()
+		return nil, err
+	}
+	m.formMu.Unlock()
+	if cur != nil && cur.rev == rev {
+		return cur.m, nil
+	}
+	v, err := m.Do(key, func() (any, error) { return f() })
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]any), nil
 }
 
 var errNotObject = errors.New("the stored value is not one JSON object")

@@ -235,3 +235,42 @@ func FuzzMap(f *testing.F) {
 		}
 	})
 }
+
+// TestMapFirstReadersShareOneDecode: readers racing to decode a state
+// nobody shared a map for all get the same map; a bad value's error is
+// returned to every reader.
+func TestMapFirstReadersShareOneDecode(t *testing.T) {
+	o := storage.Object{Key: "/w/a", Revision: 3, Memo: new(storage.Memo), Value: []byte(`{"metadata":{"name":"a"}}`)}
+	maps := make([]map[string]any, 16)
+	var wg sync.WaitGroup
+	for i := range maps {
+		wg.Go(func() {
+			m, err := o.Map()
+			if err != nil {
+				t.Error(err)
+			}
+			maps[i] = m
+		})
+	}
+	wg.Wait()
+	for i, m := range maps {
+		if !same(m, maps[0]) {
+			t.Fatalf("reader %d got its own decode; want one map for all", i)
+		}
+	}
+	at5 := o
+	at5.Revision = 5
+	m5, err := at5.Map()
+	if err != nil || same(m5, maps[0]) || m5["metadata"].(map[string]any)["resourceVersion"] != "5" {
+		t.Fatalf("Map() at another revision = %v, %v; want its own map with resourceVersion 5", m5, err)
+	}
+	if again, _ := at5.Map(); !same(again, m5) {
+		t.Error("Map() at the other revision decoded again; want it remembered")
+	}
+	bad := storage.Object{Key: "/w/b", Revision: 3, Memo: new(storage.Memo), Value: []byte(`[]`)}
+	for range 2 {
+		if _, err := bad.Map(); err == nil {
+			t.Error("Map() of a non-object: no error; want one")
+		}
+	}
+}

@@ -26,6 +26,19 @@ import (
 type Memo struct {
 	mu      sync.Mutex                   // serialises adding entries
 	entries atomic.Pointer[[]*memoEntry] // a handful, one per format and view in use; copied on add, so lookups take no lock
+
+	// The decoded form (Object.Map) of the first revision asked for,
+	// usually the state's own: read on every Get, List item and watch
+	// event, so it has its own slot, one pointer away and without an
+	// entry. Set once under formMu; other revisions go to entries.
+	formMu sync.Mutex
+	form   atomic.Pointer[mapForm]
+}
+
+// mapForm is a decoded form and the revision it shows.
+type mapForm struct {
+	rev uint64
+	m   map[string]any
 }
 
 // MemoKey names one value in a Memo. Rev is the revision the value shows:

@@ -2,14 +2,15 @@ package compare
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/etcd3"
@@ -19,12 +20,12 @@ import (
 
 // kapiPeer drives a kapi storage.Interface the way kapi's registry does
 // for a Go caller (registry.Client): the object is encoded to JSON once on
-// the way in (stored without its resourceVersion, with its labels and
-// name/namespace fields beside it); every object a read or a watch hands
-// back is the state's shared decoded form (storage.Object.Map), decoded
-// once per object version whoever reads it (or given by the write that
-// stored it), and a write hands back the caller's object at the new
-// resourceVersion.
+// the way in (jsonval.Marshal: encoding/json's bytes; stored without its
+// resourceVersion, with its labels and name/namespace fields beside it);
+// every object a read or a watch hands back is the state's shared decoded
+// form (storage.Object.Map), decoded once per object version whoever reads
+// it (or given by the write that stored it), and a write hands back the
+// caller's object at the new resourceVersion.
 type kapiPeer struct {
 	s     storage.Interface
 	close func()
@@ -41,7 +42,7 @@ func kapiKey(ns, name string) string { return kapiPrefix + ns + "/" + name }
 func KapiMemory() PeerInfo {
 	return PeerInfo{
 		Name: "kapi memory",
-		What: "storage/memory; JSON encode in; reads and watches share one decode per object version (storage.Object.Map); a write returns a copy of the caller's object at its new resourceVersion and shares another (storage.Object.ShareMap)",
+		What: "storage/memory; JSON encode in (internal/jsonval.Marshal, encoding/json's bytes); reads and watches share one decode per object version (storage.Object.Map); a write sets the new resourceVersion on the caller's object and returns it (as controller-runtime's client does), and shares a deep copy of it (storage.Object.ShareMap)",
 		Start: func(context.Context, *Etcd) (Peer, error) {
 			return &kapiPeer{s: memory.New(memory.Options{}), close: func() {}, getMatch: rv.MostRecent}, nil
 		},
@@ -68,26 +69,17 @@ func KapiEtcd3() PeerInfo {
 
 func (p *kapiPeer) Close() { p.close() }
 
+// toStored is what the store keeps of u: its JSON without the
+// resourceVersion (taken out of u's metadata while it is encoded and put
+// back, as the registry's encodeStored does), its labels and its
+// name/namespace fields.
 func toStored(u *unstructured.Unstructured) (storage.Object, error) {
-	m := u.Object
-	if md, ok := m["metadata"].(map[string]any); ok {
-		if _, has := md["resourceVersion"]; has {
-			// The store keeps objects without their resourceVersion.
-			md2 := make(map[string]any, len(md))
-			for k, v := range md {
-				if k != "resourceVersion" {
-					md2[k] = v
-				}
-			}
-			m2 := make(map[string]any, len(m))
-			for k, v := range m {
-				m2[k] = v
-			}
-			m2["metadata"] = md2
-			m = m2
-		}
+	md, _ := u.Object["metadata"].(map[string]any)
+	if old, had := md["resourceVersion"]; had {
+		delete(md, "resourceVersion")
+		defer func() { md["resourceVersion"] = old }()
 	}
-	b, err := json.Marshal(m)
+	b, err := jsonval.Marshal(u.Object)
 	if err != nil {
 		return storage.Object{}, err
 	}
@@ -128,14 +120,16 @@ func (p *kapiPeer) Create(ctx context.Context, u *unstructured.Unstructured) (*u
 
 // written is what a write returns. The store keeps the caller's object
 // unchanged but for its resourceVersion, so there is nothing to decode:
-// the caller gets a copy of its object at the write's revision, and
-// another copy becomes the state's shared decoded form (ShareMap), which
-// spares every reader of this version the decode.
+// the caller's object gets the write's resourceVersion and is handed back
+// (controller-runtime's client, too, updates the object it was given),
+// and a deep copy of it becomes the state's shared decoded form
+// (ShareMap), which spares every reader of this version the decode. The
+// copy shares no map or slice with the caller's object: whatever the
+// caller does to its object later, readers do not see it.
 func written(u *unstructured.Unstructured, out storage.Object) *unstructured.Unstructured {
-	res := u.DeepCopy()
-	res.SetResourceVersion(strconv.FormatUint(out.Revision, 10))
-	out.ShareMap(res.DeepCopy().Object)
-	return res
+	u.SetResourceVersion(strconv.FormatUint(out.Revision, 10))
+	out.ShareMap(runtime.DeepCopyJSON(u.Object))
+	return u
 }
 
 func (p *kapiPeer) Get(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
@@ -181,10 +175,12 @@ func (p *kapiPeer) List(ctx context.Context, opts ListOptions) (Page, error) {
 		return Page{}, err
 	}
 	page := Page{Items: make([]unstructured.Unstructured, len(l.Items)), ResourceVersion: strconv.FormatUint(l.Revision, 10), Continue: l.Continue}
-	for i, it := range l.Items {
-		if err := fromStored(it, it.Revision, &page.Items[i]); err != nil {
+	for i := range l.Items {
+		m, err := l.Items[i].Map()
+		if err != nil {
 			return Page{}, err
 		}
+		page.Items[i].Object = m
 	}
 	return page, nil
 }

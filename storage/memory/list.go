@@ -62,7 +62,10 @@ func (s *Store) listCurrent(prefix, start string, offset int64, opts storage.Lis
 		return storage.ListResult{}, false
 	}
 	size := opts.Limit
-	if n, ok := s.liveCount(prefix); ok && opts.Predicate.Empty() && (size == 0 || n < size) {
+	if n, ok := s.liveCount(prefix); ok && opts.Predicate.Empty() && (size == 0 || n <= size) {
+		if start == prefix { // the whole collection, and the count says how big
+			return storage.ListResult{Items: scanAll(s.tree, prefix, n), Revision: rev}, true
+		}
 		size = n
 	}
 	items, next, more := scan(s.tree, prefix, start, opts.Limit, opts.Predicate, size)
@@ -153,6 +156,23 @@ func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, size 
 		return true
 	})
 	return items, next, more
+}
+
+// scanAll returns the n items under prefix, n being their exact count.
+// The keys under a prefix are the first ones at or after it in key
+// order, so it reads n items from prefix on without testing their keys.
+func scanAll(t *tree, prefix string, n int64) []storage.Object {
+	items := make([]storage.Object, n)
+	if n == 0 {
+		return items
+	}
+	i := 0
+	t.AscendGreaterOrEqual(&item{key: prefix}, func(it *item) bool {
+		items[i] = it.object()
+		i++
+		return i < len(items)
+	})
+	return items[:i] // i == n: the writers keep the counts under the same lock as the tree
 }
 
 // countFrom counts the keys under prefix from key start on.

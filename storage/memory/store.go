@@ -62,6 +62,23 @@ type item struct {
 	obj any // storage.Object
 }
 
+// written is the allocation of a write: its item and the state's Memo
+// (obj.Memo points to it), one allocation instead of two. Lookups use a
+// bare item.
+type written struct {
+	item item
+	memo storage.Memo
+}
+
+// newItem returns the item of a state written now: obj gets a new Memo,
+// replacing the caller's.
+func newItem(obj storage.Object) *item {
+	w := &written{item: item{key: obj.Key}}
+	obj.Memo = &w.memo
+	w.item.obj = obj
+	return &w.item
+}
+
 func (it *item) object() storage.Object { return it.obj.(storage.Object) }
 
 func less(a, b *item) bool { return a.key < b.key }
@@ -131,15 +148,14 @@ func (s *Store) Create(_ context.Context, obj storage.Object) (storage.Object, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	obj.Revision = s.rev.Load() + 1
-	obj.Memo = new(storage.Memo)
-	it := &item{key: obj.Key, obj: obj}
+	it := newItem(obj)
 	if old, ok := s.tree.ReplaceOrInsert(it); ok {
 		s.tree.ReplaceOrInsert(old)
 		return storage.Object{}, &storage.Error{Err: storage.ErrExists, Key: obj.Key, Revision: s.rev.Load()}
 	}
 	s.count(obj.Key, 1)
 	s.commit(watch.Change{Type: watch.Added, Revision: obj.Revision, Object: it.obj})
-	return obj, nil
+	return it.object(), nil
 }
 
 // Get reads key at the revision opts choose.
@@ -178,6 +194,15 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			return storage.Object{}, err
 		}
 		next.Key = key
+		// Unchanged labels and fields share the current state's maps
+		// (stored maps are read-only): a version kept in the history
+		// costs its bytes, not another copy of its attributes.
+		if len(next.Labels) > 0 && maps.Equal(next.Labels, cur.Labels) {
+			next.Labels = cur.Labels
+		}
+		if len(next.Fields) > 0 && maps.Equal(next.Fields, cur.Fields) {
+			next.Fields = cur.Fields
+		}
 		s.mu.Lock()
 		if now, ok := s.tree.Get(it); !ok || now != it {
 			s.mu.Unlock()
@@ -188,12 +213,11 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			return cur, nil
 		}
 		next.Revision = s.rev.Load() + 1
-		next.Memo = new(storage.Memo)
-		nit := &item{key: key, obj: next}
+		nit := newItem(next)
 		s.tree.ReplaceOrInsert(nit)
 		s.commit(watch.Change{Type: watch.Modified, Revision: next.Revision, Object: nit.obj, Prev: it.obj})
 		s.mu.Unlock()
-		return next, nil
+		return nit.object(), nil
 	}
 }
 

@@ -367,3 +367,37 @@ func TestMemoPerState(t *testing.T) {
 		t.Errorf("update kept the old state's Memo; want a new one")
 	}
 }
+
+// TestUpdateSharesUnchangedAttributes: an update whose labels and fields
+// equal the current state's stores the current maps, not the caller's
+// copies; changed ones are stored as given.
+func TestUpdateSharesUnchangedAttributes(t *testing.T) {
+	s := New(Options{})
+	sameMap := func(a, b map[string]string) bool {
+		return fmt.Sprintf("%p", a) == fmt.Sprintf("%p", b)
+	}
+	cur, err := s.Create(ctx, storage.Object{Key: "/a", Value: []byte("v1"),
+		Labels: map[string]string{"app": "x"}, Fields: map[string]string{"metadata.name": "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.GuaranteedUpdate(ctx, "/a", storage.UpdateOptions{}, func(storage.Object) (storage.Object, error) {
+		return storage.Object{Value: []byte("v2"), Labels: map[string]string{"app": "x"}, Fields: map[string]string{"metadata.name": "a"}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameMap(next.Labels, cur.Labels) || !sameMap(next.Fields, cur.Fields) {
+		t.Errorf("equal labels and fields stored as new maps; want the current state's")
+	}
+	changed := map[string]string{"app": "y"}
+	next, err = s.GuaranteedUpdate(ctx, "/a", storage.UpdateOptions{}, func(storage.Object) (storage.Object, error) {
+		return storage.Object{Value: []byte("v3"), Labels: changed}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameMap(next.Labels, changed) || next.Fields != nil {
+		t.Errorf("update stored labels %v, fields %v; want the caller's labels and no fields", next.Labels, next.Fields)
+	}
+}
