@@ -17,8 +17,7 @@ func KapiCacheMemory() PeerInfo {
 		Name: "kapi cache+memory",
 		What: "storage/cache over storage/memory; get at rv.Any (the cacher column's resourceVersion=0), lists consistent from the cache, pages from the cache's snapshots (continue tokens in the backend's keys)",
 		Start: func(context.Context, *Etcd) (Peer, error) {
-			tokens := rv.NewTokens()
-			c, err := cache.New(memory.New(memory.Options{Tokens: tokens}), cache.Options{Tokens: tokens})
+			c, err := cache.New(memory.New(memory.Options{}), cache.Options{}) // the cache takes the store's tokens
 			if err != nil {
 				return nil, err
 			}
@@ -35,12 +34,11 @@ func KapiCacheEtcd3() PeerInfo {
 		What:      "storage/cache over storage/etcd3 on the embedded etcd; reads as kapi cache+memory",
 		NeedsEtcd: true,
 		Start: func(ctx context.Context, e *Etcd) (Peer, error) {
-			tokens := rv.NewTokens()
-			s, err := etcd3.New(ctx, etcd3.Options{Client: e.Client, Prefix: fmt.Sprintf("/kapi-bench/%d", etcdPrefixes.Add(1)), Tokens: tokens})
+			s, err := etcd3.New(ctx, etcd3.Options{Client: e.Client, Prefix: fmt.Sprintf("/kapi-bench/%d", etcdPrefixes.Add(1))})
 			if err != nil {
 				return nil, err
 			}
-			c, err := cache.New(s, cache.Options{Tokens: tokens})
+			c, err := cache.New(s, cache.Options{})
 			if err != nil {
 				s.Close()
 				return nil, err

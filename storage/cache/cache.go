@@ -53,11 +53,12 @@ type Options struct {
 	// BookmarkInterval is the period of bookmarks for watches that ask
 	// for them (default watch.DefaultBookmarkInterval, 1 minute).
 	BookmarkInterval time.Duration
-	// Tokens are the backend's continue-token keys (memory.Options.Tokens,
-	// etcd3.SharedTokens): with them the cache serves paginated lists and
-	// their continuations from snapshots, in tokens the backend accepts
-	// too. Zero: a list that does not fit in one page, and every
-	// continuation, is the backend's.
+	// Tokens are the backend's continue-token keys: with them the cache
+	// serves paginated lists and their continuations from snapshots, in
+	// tokens the backend accepts too. Zero: the backend's own, if it
+	// tells them (a Tokens() rv.Tokens method, as storage/memory's and
+	// storage/etcd3's stores have); else a list that does not fit in one
+	// page, and every continuation, is the backend's.
 	Tokens rv.Tokens
 	// Snapshots bounds the snapshots kept for paginated lists (default
 	// 32, least recently used evicted first; an evicted one is rebuilt
@@ -121,6 +122,9 @@ func New(backend storage.Interface, opts Options) (*Cache, error) {
 	}
 	if opts.Snapshots <= 0 {
 		opts.Snapshots = DefaultSnapshots
+	}
+	if t, ok := backend.(interface{ Tokens() rv.Tokens }); ok && opts.Tokens.Secret == nil {
+		opts.Tokens = t.Tokens()
 	}
 	c := &Cache{backend: backend, opts: opts, done: make(chan struct{}), snaps: snapshots{max: opts.Snapshots}}
 	ctx, cancel := context.WithCancel(context.Background())

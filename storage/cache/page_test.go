@@ -295,3 +295,48 @@ func TestPagesWithoutTokens(t *testing.T) {
 		t.Fatalf("a list that fits in one page: %v, %d backend lists; want the cache to serve it", err, b.lists.Load()-lists)
 	}
 }
+
+// tellingBackend is a backend that tells its token keys, as memory's
+// and etcd3's stores do.
+type tellingBackend struct {
+	*backend
+	m *memory.Store
+}
+
+func (b tellingBackend) Tokens() rv.Tokens { return b.m.Tokens() }
+
+// TestPagesBackendTokens: with Options.Tokens unset, a backend that tells
+// its token keys gives them to the cache, which then serves pages itself,
+// in tokens the backend accepts, and accepts the backend's.
+func TestPagesBackendTokens(t *testing.T) {
+	m := memory.New(memory.Options{})
+	t.Cleanup(m.Close)
+	b := &backend{Interface: m}
+	c, err := cache.New(tellingBackend{b, m}, cache.Options{ReadYourWrites: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	fillKeys(t, c, 10)
+	lists := b.lists.Load()
+	got, _ := walk(t, c, "/g/r/", storage.ListOptions{Limit: 4}, nil)
+	want, _ := walk(t, m, "/g/r/", storage.ListOptions{Limit: 4}, nil)
+	if n := b.lists.Load() - lists; !slices.Equal(got, want) || n != 0 {
+		t.Fatalf("pages %q, %d from the backend; want the backend's %q, served by the cache", got, n, want)
+	}
+	for _, tt := range []struct {
+		name        string
+		first, rest storage.Interface
+	}{{"cache then backend", c, m}, {"backend then cache", m, c}} {
+		t.Run(tt.name, func(t *testing.T) {
+			p1, err := tt.first.List(t.Context(), "/g/r/", storage.ListOptions{Limit: 4})
+			if err != nil || p1.Continue == "" {
+				t.Fatalf("first page: %v, continue %q; want a token", err, p1.Continue)
+			}
+			p2, err := tt.rest.List(t.Context(), "/g/r/", storage.ListOptions{Limit: 4, Continue: p1.Continue})
+			if err != nil || len(p2.Items) != 4 || p2.Items[0].Key != "/g/r/ns/o04" || p2.Revision != p1.Revision {
+				t.Fatalf("continuation: %q at %d, %v; want o04..o07 at %d", shown(p2.Items), p2.Revision, err, p1.Revision)
+			}
+		})
+	}
+}

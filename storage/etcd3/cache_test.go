@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/cache"
 	"github.com/kapi-dev/kapi/storage/etcd3"
@@ -18,9 +17,9 @@ import (
 // Options.ReadYourWrites too, over the memory store.
 func TestCacheConformance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) storage.Interface {
-		tokens := rv.NewTokens() // shared: the cache serves pages in the Store's tokens
-		s := newStore(t, etcd3.Options{Tokens: tokens})
-		c, err := cache.New(s, cache.Options{Prefix: "/", Wait: 100 * time.Millisecond, Tokens: tokens})
+		s := newStore(t, etcd3.Options{})
+		// The cache takes the Store's tokens (Store.Tokens) and serves pages.
+		c, err := cache.New(s, cache.Options{Prefix: "/", Wait: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatalf("cache.New: %v", err)
 		}

@@ -90,6 +90,10 @@ type Store struct {
 
 var _ storage.Interface = (*Store)(nil)
 
+// Tokens returns the keys of the Store's continue tokens, for a cache in
+// front of it (storage/cache) to issue tokens the Store accepts.
+func (s *Store) Tokens() rv.Tokens { return s.opts.Tokens }
+
 // New returns a Store on opts.Client. It reads etcd's revision once to
 // check that etcd answers.
 func New(ctx context.Context, opts Options) (*Store, error) {

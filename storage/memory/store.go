@@ -106,6 +106,10 @@ type Store struct {
 
 var _ storage.Interface = (*Store)(nil)
 
+// Tokens returns the keys of the Store's continue tokens, for a cache in
+// front of it (storage/cache) to issue tokens the Store accepts.
+func (s *Store) Tokens() rv.Tokens { return s.opts.Tokens }
+
 // New returns an empty Store at revision 1.
 func New(opts Options) *Store {
 	if opts.Wait <= 0 {
