@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/watch"
@@ -341,7 +342,7 @@ func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 		md = protobuf.PartialObjectMetadata
 	case tableView:
 		tm, md = tableTypeMeta(s.t), nil
-		obj = &table{Kind: tm.Kind, APIVersion: tm.APIVersion, Metadata: map[string]any{"resourceVersion": rv.Format(rev)}, Rows: []tableRow{}}
+		obj = &table.Table{Kind: tm.Kind, APIVersion: tm.APIVersion, Metadata: map[string]any{"resourceVersion": rv.Format(rev)}, Rows: []table.Row{}}
 	}
 	return s.writeValue(watch.Bookmark, tm, md, obj)
 }
