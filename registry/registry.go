@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/internal/gc"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -72,7 +73,7 @@ type Registry struct {
 	encodes, frames [numFormats]atomic.Int64
 
 	openAPIV2Cache openAPIV2Cache // /openapi/v2, built once per registry state
-	gc             *collector     // the garbage collector; nil when disabled
+	gc             *gc.Collector  // the garbage collector; nil when disabled
 
 	clientTypes typeIDs // the Go types of Clients, for their shared watch objects' memo keys
 }
