@@ -15,26 +15,27 @@ const module = "github.com/kapi-dev/kapi/"
 // allowed lists, per package, the kapi packages its non-test code may
 // import (DESIGN.md: dependencies point one way). examples may import all.
 var allowed = map[string][]string{
-	"rv":                        {},
-	"watch":                     {"rv"},
-	"storage":                   {"rv", "watch", "internal/validation", "internal/jsonval", "internal/jsontree"},
-	"storage/memory":            {"rv", "watch", "storage"},
-	"storage/cache":             {"rv", "watch", "storage"},
-	"storage/storagetest":       {"rv", "watch", "storage"},
-	"codec":                     {},
-	"codec/protobuf":            {},
-	"codec/cbor":                {},
-	"schema":                    {"internal/validation", "internal/jsonval"},
-	"patch":                     {"codec", "schema", "internal/jsonval"},
-	"internal/validation":       {},
-	"internal/jsonval":          {},
-	"internal/jsontree":         {},
-	"internal/benchobj":         {}, // test objects of the decode benchmarks
-	"registry":                  {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree", "registry/internal/openapi", "registry/internal/inproc", "registry/internal/table", "registry/internal/gc"},
-	"registry/internal/openapi": {"schema"},           // the OpenAPI v2 and v3 documents
-	"registry/internal/inproc":  {},                   // the in-process RoundTripper
-	"registry/internal/table":   {},                   // Table rendering's JSONPath, cells and ages
-	"registry/internal/gc":      {"watch", "storage"}, // the ownerReferences garbage collector
+	"rv":                          {},
+	"watch":                       {"rv"},
+	"storage":                     {"rv", "watch", "internal/validation", "internal/jsonval", "internal/jsontree"},
+	"storage/memory":              {"rv", "watch", "storage"},
+	"storage/cache":               {"rv", "watch", "storage"},
+	"storage/storagetest":         {"rv", "watch", "storage"},
+	"codec":                       {},
+	"codec/protobuf":              {},
+	"codec/cbor":                  {},
+	"schema":                      {"internal/validation", "internal/jsonval"},
+	"patch":                       {"codec", "schema", "internal/jsonval"},
+	"internal/validation":         {},
+	"internal/jsonval":            {},
+	"internal/jsontree":           {},
+	"internal/benchobj":           {}, // test objects of the decode benchmarks
+	"registry":                    {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree", "registry/internal/openapi", "registry/internal/inproc", "registry/internal/table", "registry/internal/gc", "registry/internal/negotiate"},
+	"registry/internal/openapi":   {"schema"},           // the OpenAPI v2 and v3 documents
+	"registry/internal/inproc":    {},                   // the in-process RoundTripper
+	"registry/internal/table":     {},                   // Table rendering's JSONPath, cells and ages
+	"registry/internal/gc":        {"watch", "storage"}, // the ownerReferences garbage collector
+	"registry/internal/negotiate": {"codec"},            // response representations from Accept
 }
 
 // The third-party modules the core module may use (the design card).

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -104,7 +105,7 @@ func (r *Registry) readDeleteOptionsBody(req *http.Request) (body deleteBody, ok
 	if err != nil || len(b) == 0 {
 		return body, false, err
 	}
-	if f != jsonFormat {
+	if f != negotiate.JSON {
 		m, err := decodeBody(f, protobuf.DeleteOptions, b)
 		if err != nil {
 			return body, false, errBadRequest("the DeleteOptions body is not valid %s: %v", f, err)

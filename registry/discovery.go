@@ -5,14 +5,15 @@ import (
 	"sort"
 
 	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 )
 
 // Discovery documents (URI-4): the legacy per-path documents and the
 // aggregated apidiscovery.k8s.io/v2 list that clients ask for first.
 
 var (
-	aggregatedV2 = codec.MediaType{Type: mediaJSON, Params: map[string]string{"g": "apidiscovery.k8s.io", "v": "v2", "as": "APIGroupDiscoveryList"}}
-	rootOffers   = []codec.MediaType{aggregatedV2, {Type: mediaJSON}}
+	aggregatedV2 = codec.MediaType{Type: negotiate.MediaJSON, Params: map[string]string{"g": "apidiscovery.k8s.io", "v": "v2", "as": "APIGroupDiscoveryList"}}
+	rootOffers   = []codec.MediaType{aggregatedV2, {Type: negotiate.MediaJSON}}
 )
 
 const aggregatedV2ContentType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"

@@ -11,7 +11,7 @@
 //
 // Storage keeps each object's JSON without its resourceVersion; JSON
 // responses splice the revision into the stored bytes (see withRV). A
-// response takes the representation the client negotiates (negotiate.go):
+// response takes the representation the client negotiates (registry/internal/negotiate):
 // JSON, YAML, protobuf for resources with a message (Resource.Protobuf),
 // or CBOR; the objects themselves, a meta.k8s.io Table, or their
 // PartialObjectMetadata. Every encoding of a stored state, and every watch

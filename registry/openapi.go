@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/internal/openapi"
 )
 
@@ -161,7 +162,7 @@ func (r *Registry) serveOpenAPIV2(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	if len(body) >= openAPIV2GzipThreshold && acceptsGzip(req) {
+	if len(body) >= openAPIV2GzipThreshold && negotiate.AcceptsGzip(req) {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
 		w.WriteHeader(http.StatusOK)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -69,8 +70,8 @@ func tableOptions(req *http.Request) (string, error) {
 
 // buildTable renders objects as a Table. headers is false for the events
 // of a watch after its first, as in kube.
-func (r *Registry) buildTable(res *Resource, t target, include string, objs []storage.Object, meta map[string]any, headers bool) (*table.Table, error) {
-	tb := &table.Table{Kind: "Table", APIVersion: t.metaAPIVersion(), Metadata: meta, Rows: make([]table.Row, 0, len(objs))}
+func (r *Registry) buildTable(res *Resource, t negotiate.Target, include string, objs []storage.Object, meta map[string]any, headers bool) (*table.Table, error) {
+	tb := &table.Table{Kind: "Table", APIVersion: t.MetaAPIVersion(), Metadata: meta, Rows: make([]table.Row, 0, len(objs))}
 	if headers {
 		tb.ColumnDefinitions = res.columnDefs()
 	}
@@ -83,9 +84,9 @@ func (r *Registry) buildTable(res *Resource, t target, include string, objs []st
 		row := table.Row{Cells: res.cells(obj, now)}
 		switch include {
 		case "Object":
-			row.Object, err = r.item(res, o, o.Revision, target{format: jsonFormat})
+			row.Object, err = r.item(res, o, o.Revision, negotiate.Target{Format: negotiate.JSON})
 		case "Metadata":
-			row.Object, err = r.item(res, o, o.Revision, target{format: jsonFormat, view: partialView, metaVersion: t.metaVersion})
+			row.Object, err = r.item(res, o, o.Revision, negotiate.Target{Format: negotiate.JSON, View: negotiate.Partial, MetaVersion: t.MetaVersion})
 		}
 		if err != nil {
 			return nil, err
@@ -138,7 +139,7 @@ func (r *Resource) cells(obj Object, now time.Time) []any {
 
 // writeTable answers with objs as a Table; list says whether the request
 // was for a collection (whose list metadata the table carries).
-func (r *Registry) writeTable(w http.ResponseWriter, req *http.Request, code int, res *Resource, t target, objs []storage.Object, l storage.ListResult, list bool) {
+func (r *Registry) writeTable(w http.ResponseWriter, req *http.Request, code int, res *Resource, t negotiate.Target, objs []storage.Object, l storage.ListResult, list bool) {
 	include, err := tableOptions(req)
 	if err != nil {
 		r.writeError(w, req, err)
@@ -156,10 +157,10 @@ func (r *Registry) writeTable(w http.ResponseWriter, req *http.Request, code int
 		r.writeError(w, req, err)
 		return
 	}
-	b, err := encodeValue(t.format, tableTypeMeta(t), nil, tb)
+	b, err := encodeValue(t.Format, tableTypeMeta(t), nil, tb)
 	if err != nil {
 		r.writeError(w, req, errInternal(err))
 		return
 	}
-	writeBody(w, req, code, t.format, b)
+	writeBody(w, req, code, t.Format, b)
 }

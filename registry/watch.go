@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -49,12 +50,12 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 // that falls behind catches up in few large writes instead of a syscall
 // per event.
 func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, watchEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Watch)
 	if err != nil {
 		return err
 	}
 	include := ""
-	if t.view == tableView {
+	if t.View == negotiate.Table {
 		if include, err = tableOptions(rq.Request); err != nil {
 			return err
 		}
@@ -79,7 +80,7 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	h := w.Header()
-	h.Set("Content-Type", streamTypes[t.format])
+	h.Set("Content-Type", streamTypes[t.Format])
 	h.Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -215,10 +216,10 @@ type bookmarker interface{ RequestBookmark() }
 
 // streamTypes are the Content-Types of watch streams per format, as kube
 // answers them (CBOR watches are CBOR sequences).
-var streamTypes = [numFormats]string{
-	jsonFormat:     mediaJSON,
-	protobufFormat: mediaProtobuf + ";stream=watch",
-	cborFormat:     mediaCBORSeq,
+var streamTypes = [negotiate.NumFormats]string{
+	negotiate.JSON:     negotiate.MediaJSON,
+	negotiate.Protobuf: negotiate.MediaProtobuf + ";stream=watch",
+	negotiate.CBOR:     negotiate.MediaCBORSeq,
 }
 
 // eventWriter writes the events of one watch stream in its negotiated
@@ -231,7 +232,7 @@ var streamTypes = [numFormats]string{
 type eventWriter struct {
 	r       *Registry
 	res     *Resource
-	t       target
+	t       negotiate.Target
 	include string // Table includeObject
 	headers bool   // the next Table event carries column definitions
 	w       http.ResponseWriter
@@ -259,7 +260,7 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	}
 	o = withDefaults(s.res, o)
 	s.last = max(s.last, ev.Revision)
-	if s.t.view == tableView {
+	if s.t.View == negotiate.Table {
 		o.Revision = ev.Revision
 		o.Memo = nil // a DELETED event shows the last state at a new revision
 		tb, err := s.r.buildTable(s.res, s.t, s.include, []storage.Object{o}, map[string]any{"resourceVersion": rv.Format(ev.Revision)}, s.headers)
@@ -276,12 +277,12 @@ func (s *eventWriter) write(ev watch.Event) bool {
 		return true
 	}
 	v, err := o.Memo.Do(k, func() (any, error) {
-		s.r.frames[s.t.format].Add(1)
+		s.r.frames[s.t.Format].Add(1)
 		item, err := s.r.item(s.res, o, ev.Revision, s.t)
 		if err != nil {
 			return nil, err
 		}
-		return frameEvent(nil, s.t.format, ev.Type, s.t.typeMeta(s.res, false), item)
+		return frameEvent(nil, s.t.Format, ev.Type, s.res.typeMeta(s.t, false), item)
 	})
 	if err != nil {
 		s.writeError(toStatus(err, s.res, ""))
@@ -291,17 +292,17 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	return true
 }
 
-func tableTypeMeta(t target) protobuf.TypeMeta {
-	return protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "Table"}
+func tableTypeMeta(t negotiate.Target) protobuf.TypeMeta {
+	return protobuf.TypeMeta{APIVersion: t.MetaAPIVersion(), Kind: "Table"}
 }
 
 // frameEvent appends one framed watch event whose object is item (an
 // encoded object without envelope, named by tm).
-func frameEvent(dst []byte, f format, typ watch.EventType, tm protobuf.TypeMeta, item []byte) ([]byte, error) {
+func frameEvent(dst []byte, f negotiate.Format, typ watch.EventType, tm protobuf.TypeMeta, item []byte) ([]byte, error) {
 	switch f {
-	case protobufFormat:
+	case negotiate.Protobuf:
 		return protobuf.AppendWatchFrame(dst, string(typ), tm, item), nil
-	case cborFormat:
+	case negotiate.CBOR:
 		return cbor.AppendWatchEvent(dst, string(typ), item)
 	}
 	dst = append(dst, `{"type":"`...)
@@ -314,11 +315,11 @@ func frameEvent(dst []byte, f format, typ watch.EventType, tm protobuf.TypeMeta,
 // writeValue queues an event whose object is a value built for this
 // stream (a bookmark, a Table, a Status); md is its protobuf message.
 func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, md protoreflect.MessageDescriptor, v any) bool {
-	b, err := valueItem(s.t.format, md, v)
+	b, err := valueItem(s.t.Format, md, v)
 	if err != nil {
 		return false
 	}
-	buf, err := frameEvent(s.spill(), s.t.format, typ, tm, b)
+	buf, err := frameEvent(s.spill(), s.t.Format, typ, tm, b)
 	if err != nil {
 		return false
 	}
@@ -334,13 +335,13 @@ func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 	if initialEnd {
 		meta["annotations"] = map[string]any{"k8s.io/initial-events-end": "true"}
 	}
-	tm := s.t.typeMeta(s.res, false)
+	tm := s.res.typeMeta(s.t, false)
 	var obj any = map[string]any{"kind": tm.Kind, "apiVersion": tm.APIVersion, "metadata": meta}
 	md := s.res.Protobuf
-	switch s.t.view {
-	case partialView:
+	switch s.t.View {
+	case negotiate.Partial:
 		md = protobuf.PartialObjectMetadata
-	case tableView:
+	case negotiate.Table:
 		tm, md = tableTypeMeta(s.t), nil
 		obj = &table.Table{Kind: tm.Kind, APIVersion: tm.APIVersion, Metadata: map[string]any{"resourceVersion": rv.Format(rev)}, Rows: []table.Row{}}
 	}
