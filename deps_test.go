@@ -30,13 +30,14 @@ var allowed = map[string][]string{
 	"internal/jsonval":            {},
 	"internal/jsontree":           {},
 	"internal/benchobj":           {}, // test objects of the decode benchmarks
-	"registry":                    {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree", "registry/internal/openapi", "registry/internal/inproc", "registry/internal/table", "registry/internal/gc", "registry/internal/negotiate", "registry/internal/discovery"},
-	"registry/internal/openapi":   {"schema"},           // the OpenAPI v2 and v3 documents
-	"registry/internal/inproc":    {},                   // the in-process RoundTripper
-	"registry/internal/table":     {},                   // Table rendering's JSONPath, cells and ages
-	"registry/internal/gc":        {"watch", "storage"}, // the ownerReferences garbage collector
-	"registry/internal/negotiate": {"codec"},            // response representations from Accept
-	"registry/internal/discovery": {},                   // the discovery documents
+	"registry":                    {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree", "registry/internal/openapi", "registry/internal/inproc", "registry/internal/table", "registry/internal/gc", "registry/internal/negotiate", "registry/internal/discovery", "registry/internal/jsonobj"},
+	"registry/internal/openapi":   {"schema"},                  // the OpenAPI v2 and v3 documents
+	"registry/internal/inproc":    {},                          // the in-process RoundTripper
+	"registry/internal/table":     {},                          // Table rendering's JSONPath, cells and ages
+	"registry/internal/gc":        {"watch", "storage"},        // the ownerReferences garbage collector
+	"registry/internal/negotiate": {"codec"},                   // response representations from Accept
+	"registry/internal/discovery": {},                          // the discovery documents
+	"registry/internal/jsonobj":   {"rv", "internal/jsontree"}, // the JSON forms of an object
 }
 
 // The third-party modules the core module may use (the design card).

@@ -12,6 +12,7 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 )
 
@@ -107,7 +108,7 @@ func decodeBody(f negotiate.Format, md protoreflect.MessageDescriptor, b []byte)
 			return nil, err
 		}
 		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
-			return nil, errNotObject
+			return nil, jsonobj.ErrNotObject
 		}
 		return decodeObject(j)
 	case negotiate.CBOR:
@@ -115,7 +116,7 @@ func decodeBody(f negotiate.Format, md protoreflect.MessageDescriptor, b []byte)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkNumbers(m); err != nil {
+		if err := jsonobj.CheckNumbers(m); err != nil {
 			return nil, err
 		}
 		return Object(m), nil

@@ -14,6 +14,7 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -95,7 +96,7 @@ func (r *Registry) item(res *Resource, o storage.Object, rev uint64, t negotiate
 		if rev == 0 {
 			return o.Value, nil
 		}
-		return withRV(o.Value, rev), nil
+		return jsonobj.WithRV(o.Value, rev), nil
 	}
 	k := memoKey(rev, itemMemo, t, "")
 	if v, ok := o.Memo.Load(k); ok {
@@ -214,7 +215,7 @@ func (r *Registry) listBody(res *Resource, t negotiate.Target, l storage.ListRes
 		// The stored bytes, each with its resourceVersion spliced straight
 		// into the list: no per-item copy.
 		return appendJSONList(nil, tm, l, len(l.Items), func(dst []byte, i int) []byte {
-			return appendRV(dst, l.Items[i].Value, l.Items[i].Revision)
+			return jsonobj.AppendRV(dst, l.Items[i].Value, l.Items[i].Revision)
 		}), nil
 	}
 	items := make([][]byte, len(l.Items))
