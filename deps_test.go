@@ -15,22 +15,26 @@ const module = "github.com/kapi-dev/kapi/"
 // allowed lists, per package, the kapi packages its non-test code may
 // import (DESIGN.md: dependencies point one way). examples may import all.
 var allowed = map[string][]string{
-	"rv":                          {},
-	"watch":                       {"rv"},
-	"storage":                     {"rv", "watch", "internal/validation", "internal/jsonval", "internal/jsontree"},
-	"storage/memory":              {"rv", "watch", "storage"},
-	"storage/cache":               {"rv", "watch", "storage"},
-	"storage/storagetest":         {"rv", "watch", "storage"},
-	"codec":                       {},
-	"codec/protobuf":              {},
-	"codec/cbor":                  {},
-	"schema":                      {"internal/validation", "internal/jsonval"},
-	"patch":                       {"codec", "schema", "internal/jsonval"},
-	"internal/validation":         {},
-	"internal/jsonval":            {},
-	"internal/jsontree":           {},
-	"internal/benchobj":           {}, // test objects of the decode benchmarks
-	"registry":                    {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree", "registry/internal/openapi", "registry/internal/inproc", "registry/internal/table", "registry/internal/gc", "registry/internal/negotiate", "registry/internal/discovery", "registry/internal/jsonobj"},
+	"rv":                  {},
+	"watch":               {"rv"},
+	"storage":             {"rv", "watch", "internal/validation", "internal/jsonval", "internal/jsontree"},
+	"storage/memory":      {"rv", "watch", "storage"},
+	"storage/cache":       {"rv", "watch", "storage"},
+	"storage/storagetest": {"rv", "watch", "storage"},
+	"codec":               {},
+	"codec/protobuf":      {},
+	"codec/cbor":          {},
+	"schema":              {"internal/validation", "internal/jsonval"},
+	"patch":               {"codec", "schema", "internal/jsonval"},
+	"internal/validation": {},
+	"internal/jsonval":    {},
+	"internal/jsontree":   {},
+	"internal/benchobj":   {}, // test objects of the decode benchmarks
+	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree",
+		"registry/internal/negotiate", "registry/internal/jsonobj", "registry/internal/stream", "registry/internal/table",
+		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc"},
+	// registry's stages with no need of its types (DESIGN.md: split along
+	// the request path); none imports registry.
 	"registry/internal/openapi":   {"schema"},                  // the OpenAPI v2 and v3 documents
 	"registry/internal/inproc":    {},                          // the in-process RoundTripper
 	"registry/internal/table":     {},                          // Table rendering's JSONPath, cells and ages
@@ -38,6 +42,8 @@ var allowed = map[string][]string{
 	"registry/internal/negotiate": {"codec"},                   // response representations from Accept
 	"registry/internal/discovery": {},                          // the discovery documents
 	"registry/internal/jsonobj":   {"rv", "internal/jsontree"}, // the JSON forms of an object
+	// watch-stream framing and batching
+	"registry/internal/stream": {"watch", "codec/protobuf", "codec/cbor", "registry/internal/negotiate"},
 }
 
 // The third-party modules the core module may use (the design card).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
-	"sync"
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -13,6 +12,7 @@ import (
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/registry/internal/stream"
 	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -44,7 +44,7 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 // JSON documents, length-prefixed protobuf frames, or a CBOR sequence)
 // until timeoutSeconds (or a randomised default), the client going away,
 // or the store ending the watch. Events are sent in batches: once one
-// arrives, every event already waiting on the watch (up to maxBatch, or
+// arrives, every event already waiting on the watch (up to stream.MaxBatch, or
 // batchBytes of frames) joins it, and the batch goes out in one Write and
 // one Flush. A watcher that keeps up gets each event as its own chunk; one
 // that falls behind catches up in few large writes instead of a syscall
@@ -80,7 +80,7 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	h := w.Header()
-	h.Set("Content-Type", streamTypes[t.Format])
+	h.Set("Content-Type", stream.Types[t.Format])
 	h.Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -131,9 +131,6 @@ const (
 	batchBytes = 64 << 10
 )
 
-// batchBufs holds the buffers streams assemble batches in (*[]byte).
-var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-
 // batch queues ev and the events already waiting on ch, without waiting
 // for more. It reports false when the stream should end once what was
 // queued is sent (an ERROR event, or ch closed).
@@ -142,7 +139,7 @@ func (s *eventWriter) batch(ev watch.Event, ch <-chan watch.Event) bool {
 		if !s.write(ev) {
 			return false
 		}
-		if n == maxBatch || len(s.one)+len(s.buf) >= batchBytes {
+		if n == stream.MaxBatch || s.q.Len() >= stream.BatchBytes {
 			return true
 		}
 		var ok bool
@@ -155,59 +152,6 @@ func (s *eventWriter) batch(ev watch.Event, ch <-chan watch.Event) bool {
 			return true
 		}
 	}
-}
-
-// add queues a frame shared with other streams (a Memo's), which must not
-// be modified: a lone frame is written as is, and copied into buf only
-// when another joins it.
-func (s *eventWriter) add(frame []byte) {
-	if s.one == nil && len(s.buf) == 0 {
-		s.one = frame
-		return
-	}
-	s.buf = append(s.spill(), frame...)
-}
-
-// spill moves a queued shared frame into buf, and returns buf for
-// appending. buf comes from batchBufs and goes back after each send, so a
-// stream holds one only while it has two or more frames to write: a
-// thousand watchers that fall behind together share the buffers of the
-// few that are sending, rather than keeping 64 KiB or more each.
-func (s *eventWriter) spill() []byte {
-	if s.buf == nil {
-		s.buf = (*batchBufs.Get().(*[]byte))[:0]
-	}
-	if s.one != nil {
-		s.buf = append(s.buf, s.one...)
-		s.one = nil
-	}
-	return s.buf
-}
-
-// send writes the queued frames in one Write and flushes them; it reports
-// false when the client is gone. buf goes back to batchBufs (unless a
-// large frame grew it past twice batchBytes).
-func (s *eventWriter) send(rc *http.ResponseController) bool {
-	b := s.one
-	if b == nil {
-		b = s.buf
-	}
-	s.one = nil
-	var err error
-	if len(b) > 0 {
-		_, err = s.w.Write(b) // a Writer keeps no reference to b
-	}
-	if s.buf != nil {
-		if cap(s.buf) <= 2*batchBytes {
-			buf := s.buf[:0]
-			batchBufs.Put(&buf)
-		}
-		s.buf = nil
-	}
-	if err != nil {
-		return false
-	}
-	return rc.Flush() == nil
 }
 
 // bookmarker is implemented by store watches that can send a bookmark on
@@ -226,9 +170,8 @@ var streamTypes = [negotiate.NumFormats]string{
 // target. An event's bytes are computed once per stored state, event type
 // and target, and shared by every watcher (see memoKey); Table events
 // (kubectl get -w) are built per stream, since only the first carries the
-// column definitions and ages change. Frames are queued (one or buf) until
-// send writes them; buf is borrowed from batchBufs only while two or more
-// frames wait, so a cached frame costs a stream no allocation.
+// column definitions and ages change. Frames wait in a stream.Queue until
+// send writes them.
 type eventWriter struct {
 	r       *Registry
 	res     *Resource
@@ -236,9 +179,8 @@ type eventWriter struct {
 	include string // Table includeObject
 	headers bool   // the next Table event carries column definitions
 	w       http.ResponseWriter
-	last    uint64 // newest revision sent, for bookmarks
-	one     []byte // a lone queued frame, shared: never written to
-	buf     []byte // queued frames, copied: a batchBufs buffer, or nil
+	last    uint64       // newest revision sent, for bookmarks
+	q       stream.Queue // frames waiting for send
 }
 
 // write queues ev; it reports false when the stream should end.
@@ -273,7 +215,7 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	}
 	k := memoKey(ev.Revision, eventMemo, s.t, ev.Type)
 	if v, ok := o.Memo.Load(k); ok {
-		s.add(v.([]byte))
+		s.q.Add(v.([]byte))
 		return true
 	}
 	v, err := o.Memo.Do(k, func() (any, error) {
@@ -282,13 +224,13 @@ func (s *eventWriter) write(ev watch.Event) bool {
 		if err != nil {
 			return nil, err
 		}
-		return frameEvent(nil, s.t.Format, ev.Type, s.res.typeMeta(s.t, false), item)
+		return stream.Frame(nil, s.t.Format, ev.Type, s.res.typeMeta(s.t, false), item)
 	})
 	if err != nil {
 		s.writeError(toStatus(err, s.res, ""))
 		return false
 	}
-	s.add(v.([]byte))
+	s.q.Add(v.([]byte))
 	return true
 }
 
@@ -319,12 +261,7 @@ func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, md p
 	if err != nil {
 		return false
 	}
-	buf, err := frameEvent(s.spill(), s.t.Format, typ, tm, b)
-	if err != nil {
-		return false
-	}
-	s.buf = buf
-	return true
+	return s.q.Append(s.t.Format, typ, tm, b) == nil
 }
 
 // writeBookmark queues a BOOKMARK whose object carries only the revision
@@ -347,6 +284,10 @@ func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 	}
 	return s.writeValue(watch.Bookmark, tm, md, obj)
 }
+
+// send writes the queued frames and flushes them; it reports false when
+// the client is gone.
+func (s *eventWriter) send(rc *http.ResponseController) bool { return s.q.Send(s.w, rc) }
 
 // writeError queues an ERROR event carrying a Status.
 func (s *eventWriter) writeError(se *StatusError) {
