@@ -21,8 +21,10 @@
 // one encoding per format.
 //
 // The stages with no need of the registry's types live in packages under
-// registry/internal, each with one job: negotiate, jsonobj (the JSON forms
-// of an object), table (Table cells and column paths), openapi and
-// discovery (the documents), gc (the garbage collector, through a small
-// interface) and inproc (the in-process RoundTripper of Transport).
+// registry/internal, each with one job: negotiate (the representation of
+// a response), jsonobj (the JSON forms of an object), stream (watch-event
+// framing and batching), table (Table cells and column paths),
+// deleteopts (DeleteOptions), openapi and discovery (the documents), gc
+// (the garbage collector, through a small interface) and inproc (the
+// in-process RoundTripper of Transport). None imports registry.
 package registry

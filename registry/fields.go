@@ -163,24 +163,7 @@ func checkResourceVersionType(res *Resource, obj Object) error {
 	if _, ok := v.(string); ok {
 		return nil
 	}
-	return cannotHandle(res)("json: cannot unmarshal " + jsonKind(v) + " into Go struct field ObjectMeta.resourceVersion of type string")
-}
-
-// jsonKind names a JSON value's kind as encoding/json's errors do.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case bool:
-		return "bool"
-	case string:
-		return "string"
-	case json.Number, float64, int64:
-		return "number"
-	}
-	return "value"
+	return cannotHandle(res)("json: cannot unmarshal " + jsonobj.Kind(v) + " into Go struct field ObjectMeta.resourceVersion of type string")
 }
 
 // patchDuplicates are the duplicate fields of a JSON or merge patch body,

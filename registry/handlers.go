@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kapi-dev/kapi/registry/internal/deleteopts"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -349,8 +350,8 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 		return deleteOptions{}, err
 	}
 	if !ok {
-		if body, err = deleteQuery(rq.URL.Query()); err != nil {
-			return deleteOptions{}, err
+		if body, err = deleteopts.FromQuery(rq.URL.Query()); err != nil {
+			return deleteOptions{}, errBadRequest("%v", err)
 		}
 	}
 	if err := validateDeleteOptions(body); err != nil {

@@ -94,3 +94,20 @@ func jsonError(err error) error {
 	}
 	return fmt.Errorf("invalid JSON: %v", err)
 }
+
+// Kind names a JSON value's kind as encoding/json's errors do.
+func Kind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case bool:
+		return "bool"
+	case string:
+		return "string"
+	case json.Number, float64, int64:
+		return "number"
+	}
+	return "value"
+}
