@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/internal/stream"
@@ -124,13 +123,6 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 	}
 }
 
-// Bounds of one batch of watch events: it stops growing at maxBatch
-// events or once its frames reach batchBytes (one frame may pass it).
-const (
-	maxBatch   = 64
-	batchBytes = 64 << 10
-)
-
 // batch queues ev and the events already waiting on ch, without waiting
 // for more. It reports false when the stream should end once what was
 // queued is sent (an ERROR event, or ch closed).
@@ -157,14 +149,6 @@ func (s *eventWriter) batch(ev watch.Event, ch <-chan watch.Event) bool {
 // bookmarker is implemented by store watches that can send a bookmark on
 // request (storage/memory's does).
 type bookmarker interface{ RequestBookmark() }
-
-// streamTypes are the Content-Types of watch streams per format, as kube
-// answers them (CBOR watches are CBOR sequences).
-var streamTypes = [negotiate.NumFormats]string{
-	negotiate.JSON:     negotiate.MediaJSON,
-	negotiate.Protobuf: negotiate.MediaProtobuf + ";stream=watch",
-	negotiate.CBOR:     negotiate.MediaCBORSeq,
-}
 
 // eventWriter writes the events of one watch stream in its negotiated
 // target. An event's bytes are computed once per stored state, event type
@@ -236,22 +220,6 @@ func (s *eventWriter) write(ev watch.Event) bool {
 
 func tableTypeMeta(t negotiate.Target) protobuf.TypeMeta {
 	return protobuf.TypeMeta{APIVersion: t.MetaAPIVersion(), Kind: "Table"}
-}
-
-// frameEvent appends one framed watch event whose object is item (an
-// encoded object without envelope, named by tm).
-func frameEvent(dst []byte, f negotiate.Format, typ watch.EventType, tm protobuf.TypeMeta, item []byte) ([]byte, error) {
-	switch f {
-	case negotiate.Protobuf:
-		return protobuf.AppendWatchFrame(dst, string(typ), tm, item), nil
-	case negotiate.CBOR:
-		return cbor.AppendWatchEvent(dst, string(typ), item)
-	}
-	dst = append(dst, `{"type":"`...)
-	dst = append(dst, typ...)
-	dst = append(dst, `","object":`...)
-	dst = append(dst, item...)
-	return append(dst, "}\n"...), nil
 }
 
 // writeValue queues an event whose object is a value built for this
