@@ -43,9 +43,9 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 // JSON documents, length-prefixed protobuf frames, or a CBOR sequence)
 // until timeoutSeconds (or a randomised default), the client going away,
 // or the store ending the watch. Events are sent in batches: once one
-// arrives, every event already waiting on the watch (up to stream.MaxBatch, or
-// batchBytes of frames) joins it, and the batch goes out in one Write and
-// one Flush. A watcher that keeps up gets each event as its own chunk; one
+// arrives, every event already waiting on the watch (up to
+// stream.MaxBatch, or stream.BatchBytes of frames) joins it, and the batch
+// goes out in one Write and one Flush. A watcher that keeps up gets each event as its own chunk; one
 // that falls behind catches up in few large writes instead of a syscall
 // per event.
 func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {

@@ -13,10 +13,10 @@ import (
 var ErrNotObject = errors.New("the body must be a JSON object")
 
 // Decode decodes a JSON object body as decodeStd does (numbers as
-// json.Number), and with dups its duplicate fields (Duplicates' answer), in one pass of
-// jsontree's decoder. On what jsontree refuses (invalid JSON, data after
-// the object, a number out of range, a body that is not an object) it
-// answers with decodeStd and duplicateFields: encoding/json's error
+// json.Number), and with dups its duplicate fields (Duplicates' answer),
+// in one pass of jsontree's decoder. On what jsontree refuses (invalid
+// JSON, data after the object, a number out of range, a body that is not
+// an object) it answers with decodeStd and Duplicates: encoding/json's error
 // messages, which kapi's 400s quote as kube's do. FuzzDecode holds the
 // two paths to the same answers.
 func Decode(b []byte, dups bool) (map[string]any, []string, error) {
