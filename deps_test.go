@@ -30,7 +30,21 @@ var allowed = map[string][]string{
 	"internal/jsonval":    {},
 	"internal/jsontree":   {},
 	"internal/benchobj":   {}, // test objects of the decode benchmarks
-	"registry":            {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree"},
+	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree",
+		"registry/internal/negotiate", "registry/internal/jsonobj", "registry/internal/stream", "registry/internal/table",
+		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc", "registry/internal/deleteopts"},
+	// registry's stages with no need of its types (DESIGN.md: split along
+	// the request path); none imports registry.
+	"registry/internal/openapi":    {"schema"},                    // the OpenAPI v2 and v3 documents
+	"registry/internal/inproc":     {},                            // the in-process RoundTripper
+	"registry/internal/table":      {},                            // Table rendering's JSONPath, cells and ages
+	"registry/internal/gc":         {"watch", "storage"},          // the ownerReferences garbage collector
+	"registry/internal/negotiate":  {"codec"},                     // response representations from Accept
+	"registry/internal/discovery":  {},                            // the discovery documents
+	"registry/internal/jsonobj":    {"rv", "internal/jsontree"},   // the JSON forms of an object
+	"registry/internal/deleteopts": {"registry/internal/jsonobj"}, // DELETE's DeleteOptions
+	// watch-stream framing and batching
+	"registry/internal/stream": {"watch", "codec/protobuf", "codec/cbor", "registry/internal/negotiate"},
 }
 
 // The third-party modules the core module may use (the design card).

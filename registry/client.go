@@ -11,6 +11,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/watch"
@@ -113,7 +114,7 @@ type List[T any] struct {
 
 func decodeAs[T any](o storage.Object) (*T, error) {
 	out := new(T)
-	if err := json.Unmarshal(withRV(o.Value, o.Revision), out); err != nil {
+	if err := json.Unmarshal(jsonobj.WithRV(o.Value, o.Revision), out); err != nil {
 		return nil, errInternal(fmt.Errorf("decoding %s into %T: %w", o.Key, out, err))
 	}
 	return out, nil

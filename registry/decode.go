@@ -12,6 +12,8 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 )
 
 // Request bodies: an object (create, update) or DeleteOptions, in JSON,
@@ -47,25 +49,25 @@ func mediaType(req *http.Request) string {
 
 // bodyFormat is the format of the request body: JSON when no Content-Type
 // is given (as kube reads it), 415 for a type the endpoint does not read.
-func bodyFormat(req *http.Request, withProtobuf bool) (format, error) {
+func bodyFormat(req *http.Request, withProtobuf bool) (negotiate.Format, error) {
 	switch mt := mediaType(req); mt {
-	case "", mediaJSON:
-		return jsonFormat, nil
-	case mediaYAML:
-		return yamlFormat, nil
-	case mediaCBOR:
-		return cborFormat, nil
-	case mediaProtobuf:
+	case "", negotiate.MediaJSON:
+		return negotiate.JSON, nil
+	case negotiate.MediaYAML:
+		return negotiate.YAML, nil
+	case negotiate.MediaCBOR:
+		return negotiate.CBOR, nil
+	case negotiate.MediaProtobuf:
 		if withProtobuf {
-			return protobufFormat, nil
+			return negotiate.Protobuf, nil
 		}
 		fallthrough
 	default:
-		supported := []string{mediaJSON, mediaYAML}
+		supported := []string{negotiate.MediaJSON, negotiate.MediaYAML}
 		if withProtobuf {
-			supported = append(supported, mediaProtobuf)
+			supported = append(supported, negotiate.MediaProtobuf)
 		}
-		return 0, errUnsupportedMediaType(mt, append(supported, mediaCBOR))
+		return 0, errUnsupportedMediaType(mt, append(supported, negotiate.MediaCBOR))
 	}
 }
 
@@ -85,7 +87,7 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 		return nil, errBadRequest("the request body is empty; send the object as %s", f)
 	}
 	var obj Object
-	if f == jsonFormat {
+	if f == negotiate.JSON {
 		obj, o.duplicates, err = decodeJSON(b, o.fieldValidation != fieldIgnore)
 	} else {
 		obj, err = decodeBody(f, res.Protobuf, b)
@@ -98,27 +100,27 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 
 // decodeBody decodes a whole body of format f into the JSON form; md reads
 // protobuf bodies, whose envelope gives apiVersion and kind.
-func decodeBody(f format, md protoreflect.MessageDescriptor, b []byte) (Object, error) {
+func decodeBody(f negotiate.Format, md protoreflect.MessageDescriptor, b []byte) (Object, error) {
 	switch f {
-	case yamlFormat:
+	case negotiate.YAML:
 		j, err := codec.YAMLToJSON(b)
 		if err != nil {
 			return nil, err
 		}
 		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
-			return nil, errNotObject
+			return nil, jsonobj.ErrNotObject
 		}
 		return decodeObject(j)
-	case cborFormat:
+	case negotiate.CBOR:
 		m, err := cbor.Unmarshal(b)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkNumbers(m); err != nil {
+		if err := jsonobj.CheckNumbers(m); err != nil {
 			return nil, err
 		}
 		return Object(m), nil
-	case protobufFormat:
+	case negotiate.Protobuf:
 		tm, raw, err := protobuf.DecodeEnvelope(b)
 		if err != nil {
 			return nil, err

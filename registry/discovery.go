@@ -5,63 +5,44 @@ import (
 	"sort"
 
 	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/registry/internal/discovery"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 )
 
 // Discovery documents (URI-4): the legacy per-path documents and the
 // aggregated apidiscovery.k8s.io/v2 list that clients ask for first.
 
 var (
-	aggregatedV2 = codec.MediaType{Type: mediaJSON, Params: map[string]string{"g": "apidiscovery.k8s.io", "v": "v2", "as": "APIGroupDiscoveryList"}}
-	rootOffers   = []codec.MediaType{aggregatedV2, {Type: mediaJSON}}
+	aggregatedV2 = codec.MediaType{Type: negotiate.MediaJSON, Params: map[string]string{"g": "apidiscovery.k8s.io", "v": "v2", "as": "APIGroupDiscoveryList"}}
+	rootOffers   = []codec.MediaType{aggregatedV2, {Type: negotiate.MediaJSON}}
 )
 
 const aggregatedV2ContentType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
-type groupVersionForDiscovery struct {
-	GroupVersion string `json:"groupVersion"`
-	Version      string `json:"version"`
-}
-
-type apiGroup struct {
-	Kind             string                     `json:"kind,omitempty"`
-	APIVersion       string                     `json:"apiVersion,omitempty"`
-	Name             string                     `json:"name"`
-	Versions         []groupVersionForDiscovery `json:"versions"`
-	PreferredVersion groupVersionForDiscovery   `json:"preferredVersion"`
-}
-
-type apiResource struct {
-	Name         string   `json:"name"`
-	SingularName string   `json:"singularName"`
-	Namespaced   bool     `json:"namespaced"`
-	Group        string   `json:"group,omitempty"`
-	Version      string   `json:"version,omitempty"`
-	Kind         string   `json:"kind"`
-	Verbs        []string `json:"verbs"`
-	ShortNames   []string `json:"shortNames,omitempty"`
-	Categories   []string `json:"categories,omitempty"`
-}
-
-var (
-	objectVerbs      = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
-	subresourceVerbs = []string{"get", "patch", "update"}
-)
-
-// versions returns the group's versions, newest-registered order kept
-// stable by sorting; the first is preferred.
-func (r *Registry) versions(group string) []groupVersionForDiscovery {
+// group describes a group for discovery, its versions in order (the
+// first is preferred).
+func (r *Registry) group(name string) discovery.Group {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var out []groupVersionForDiscovery
-	for v := range r.groups[group] {
-		gv := v
-		if group != "" {
-			gv = group + "/" + v
+	g := discovery.Group{Name: name}
+	for v, gv := range r.groups[name] {
+		dv := discovery.Version{Version: v}
+		for _, res := range gv.resources {
+			dv.Resources = append(dv.Resources, res.discoveryEntry())
 		}
-		out = append(out, groupVersionForDiscovery{GroupVersion: gv, Version: v})
+		g.Versions = append(g.Versions, dv)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	return out
+	sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Version < g.Versions[j].Version })
+	return g
+}
+
+// discoveryEntry is what discovery says of res.
+func (res *Resource) discoveryEntry() discovery.Resource {
+	return discovery.Resource{
+		Group: res.Group, Version: res.Version, Kind: res.Kind, Plural: res.Plural, Singular: res.Singular,
+		ShortNames: res.ShortNames, Categories: res.Categories, Namespaced: res.Namespaced,
+		Subresources: res.subresourceNames(),
+	}
 }
 
 func (r *Registry) groupNames() []string {
@@ -75,11 +56,6 @@ func (r *Registry) groupNames() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func (r *Registry) apiGroup(name string) apiGroup {
-	vs := r.versions(name)
-	return apiGroup{Name: name, Versions: vs, PreferredVersion: vs[0]}
 }
 
 // serveRootDiscovery serves /api and /apis, aggregated when asked.
@@ -110,9 +86,9 @@ func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, 
 		})
 		return
 	}
-	groups := []apiGroup{}
+	groups := []discovery.APIGroup{}
 	for _, g := range r.groupNames() {
-		groups = append(groups, r.apiGroup(g))
+		groups = append(groups, discovery.NewAPIGroup(r.group(g)))
 	}
 	r.writeJSON(w, req, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
@@ -126,34 +102,18 @@ func (r *Registry) serveGroup(w http.ResponseWriter, req *http.Request, group st
 		writeStatus(w, req, errPathNotFound())
 		return
 	}
-	g := r.apiGroup(group)
+	g := discovery.NewAPIGroup(r.group(group))
 	g.Kind, g.APIVersion = "APIGroup", "v1"
 	r.writeJSON(w, req, http.StatusOK, g)
 }
 
 // serveResourceList serves /api/v1 and /apis/GROUP/VERSION.
 func (r *Registry) serveResourceList(w http.ResponseWriter, req *http.Request, gv *groupVer) {
-	gvs := gv.version
-	if gv.group != "" {
-		gvs = gv.group + "/" + gv.version
-	}
-	resources := []apiResource{}
+	v := discovery.Version{Version: gv.version}
 	for _, res := range gv.resources {
-		resources = append(resources, apiResource{
-			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
-			Verbs: objectVerbs, ShortNames: res.ShortNames, Categories: res.Categories,
-		})
-		for _, sub := range res.subresourceNames() {
-			ar := apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced, Kind: res.Kind, Verbs: subresourceVerbs}
-			if sub == "scale" {
-				ar.Group, ar.Version, ar.Kind = "autoscaling", "v1", "Scale"
-			}
-			resources = append(resources, ar)
-		}
+		v.Resources = append(v.Resources, res.discoveryEntry())
 	}
-	r.writeJSON(w, req, http.StatusOK, map[string]any{
-		"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gvs, "resources": resources,
-	})
+	r.writeJSON(w, req, http.StatusOK, discovery.ResourceList(gv.group, v))
 }
 
 func (res *Resource) subresourceNames() []string {
@@ -172,85 +132,16 @@ func (res *Resource) subresourceNames() []string {
 	return append(out, custom...)
 }
 
-// The apidiscovery.k8s.io/v2 types.
-type (
-	discoveryList struct {
-		Kind       string           `json:"kind"`
-		APIVersion string           `json:"apiVersion"`
-		Metadata   struct{}         `json:"metadata"`
-		Items      []discoveryGroup `json:"items"`
-	}
-	discoveryGroup struct {
-		Metadata discoveryMeta      `json:"metadata"`
-		Versions []discoveryVersion `json:"versions"`
-	}
-	discoveryMeta struct {
-		Name              string `json:"name,omitempty"`
-		CreationTimestamp *bool  `json:"creationTimestamp"`
-	}
-	discoveryVersion struct {
-		Version   string              `json:"version"`
-		Resources []discoveryResource `json:"resources"`
-		Freshness string              `json:"freshness"`
-	}
-	groupVersionKind struct {
-		Group   string `json:"group"`
-		Version string `json:"version"`
-		Kind    string `json:"kind"`
-	}
-	discoveryResource struct {
-		Resource         string                 `json:"resource"`
-		ResponseKind     groupVersionKind       `json:"responseKind"`
-		Scope            string                 `json:"scope"`
-		SingularResource string                 `json:"singularResource"`
-		Verbs            []string               `json:"verbs"`
-		ShortNames       []string               `json:"shortNames,omitempty"`
-		Categories       []string               `json:"categories,omitempty"`
-		Subresources     []discoverySubresource `json:"subresources,omitempty"`
-	}
-	discoverySubresource struct {
-		Subresource  string           `json:"subresource"`
-		ResponseKind groupVersionKind `json:"responseKind"`
-		Verbs        []string         `json:"verbs"`
-	}
-)
-
-func (r *Registry) aggregated(core bool) discoveryList {
-	out := discoveryList{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2", Items: []discoveryGroup{}}
-	groups := r.groupNames()
+// aggregated is the apidiscovery.k8s.io/v2 document of the core group, or
+// of the others.
+func (r *Registry) aggregated(core bool) discovery.List {
+	names := r.groupNames()
 	if core {
-		groups = []string{""}
+		names = []string{""}
 	}
-	for _, g := range groups {
-		dg := discoveryGroup{Metadata: discoveryMeta{Name: g}}
-		for _, v := range r.versions(g) {
-			r.mu.RLock()
-			gv := r.groups[g][v.Version]
-			r.mu.RUnlock()
-			dv := discoveryVersion{Version: v.Version, Freshness: "Current", Resources: []discoveryResource{}}
-			for _, res := range gv.resources {
-				scope := "Cluster"
-				if res.Namespaced {
-					scope = "Namespaced"
-				}
-				dr := discoveryResource{
-					Resource: res.Plural, Scope: scope, SingularResource: res.Singular,
-					ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind},
-					Verbs:        objectVerbs, ShortNames: res.ShortNames, Categories: res.Categories,
-				}
-				for _, sub := range res.subresourceNames() {
-					ds := discoverySubresource{Subresource: sub, Verbs: subresourceVerbs,
-						ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}}
-					if sub == "scale" {
-						ds.ResponseKind = groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
-					}
-					dr.Subresources = append(dr.Subresources, ds)
-				}
-				dv.Resources = append(dv.Resources, dr)
-			}
-			dg.Versions = append(dg.Versions, dv)
-		}
-		out.Items = append(out.Items, dg)
+	groups := make([]discovery.Group, 0, len(names))
+	for _, g := range names {
+		groups = append(groups, r.group(g))
 	}
-	return out
+	return discovery.Aggregated(groups)
 }

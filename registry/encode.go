@@ -14,6 +14,8 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/watch"
@@ -55,9 +57,9 @@ const (
 // memoKey names a value derived from a state shown at revision rev:
 // What packs the kind, format, view, meta.k8s.io version and event type
 // into one word, so a lookup allocates nothing.
-func memoKey(rev uint64, kind memoKind, t target, event watch.EventType) storage.MemoKey {
+func memoKey(rev uint64, kind memoKind, t negotiate.Target, event watch.EventType) storage.MemoKey {
 	mv := uint64(0)
-	switch t.metaVersion {
+	switch t.MetaVersion {
 	case "v1":
 		mv = 1
 	case "v1beta1":
@@ -72,7 +74,7 @@ func memoKey(rev uint64, kind memoKind, t target, event watch.EventType) storage
 	case watch.Deleted:
 		ev = 3
 	}
-	return storage.MemoKey{Rev: rev, What: uint64(kind) | uint64(t.format)<<8 | uint64(t.view)<<16 | mv<<24 | ev<<32}
+	return storage.MemoKey{Rev: rev, What: uint64(kind) | uint64(t.Format)<<8 | uint64(t.View)<<16 | mv<<24 | ev<<32}
 }
 
 // decoded decodes o at revision rev (0: a dry run's object, which has no
@@ -89,28 +91,28 @@ func decoded(o storage.Object, rev uint64) (Object, error) {
 }
 
 // item returns o at rev encoded for t, without envelope (a list item).
-func (r *Registry) item(res *Resource, o storage.Object, rev uint64, t target) ([]byte, error) {
-	if t.format == jsonFormat && t.view == objectView {
+func (r *Registry) item(res *Resource, o storage.Object, rev uint64, t negotiate.Target) ([]byte, error) {
+	if t.Format == negotiate.JSON && t.View == negotiate.Object {
 		if rev == 0 {
 			return o.Value, nil
 		}
-		return withRV(o.Value, rev), nil
+		return jsonobj.WithRV(o.Value, rev), nil
 	}
 	k := memoKey(rev, itemMemo, t, "")
 	if v, ok := o.Memo.Load(k); ok {
 		return v.([]byte), nil
 	}
 	v, err := o.Memo.Do(k, func() (any, error) {
-		r.encodes[t.format].Add(1)
+		r.encodes[t.Format].Add(1)
 		return r.encodeItem(res, o, rev, t)
 	})
 	b, _ := v.([]byte)
 	return b, err
 }
 
-func (r *Registry) encodeItem(res *Resource, o storage.Object, rev uint64, t target) ([]byte, error) {
-	if t.format == yamlFormat {
-		j, err := r.item(res, o, rev, target{format: jsonFormat, view: t.view, metaVersion: t.metaVersion})
+func (r *Registry) encodeItem(res *Resource, o storage.Object, rev uint64, t negotiate.Target) ([]byte, error) {
+	if t.Format == negotiate.YAML {
+		j, err := r.item(res, o, rev, negotiate.Target{Format: negotiate.JSON, View: t.View, MetaVersion: t.MetaVersion})
 		if err != nil {
 			return nil, err
 		}
@@ -122,36 +124,36 @@ func (r *Registry) encodeItem(res *Resource, o storage.Object, rev uint64, t tar
 	}
 	v := map[string]any(obj)
 	md := res.Protobuf
-	if t.view == partialView {
+	if t.View == negotiate.Partial {
 		v, md = partialOf(obj, t), protobuf.PartialObjectMetadata
 	}
 	var b []byte
-	switch t.format {
-	case jsonFormat:
+	switch t.Format {
+	case negotiate.JSON:
 		b, err = json.Marshal(v)
-	case protobufFormat:
+	case negotiate.Protobuf:
 		b, err = protobuf.Marshal(md, v)
-	case cborFormat:
+	case negotiate.CBOR:
 		b, err = cbor.AppendValue(nil, v)
 	}
 	if err != nil {
-		return nil, errInternal(fmt.Errorf("cannot encode %s as %s: %w", o.Key, t.format, err))
+		return nil, errInternal(fmt.Errorf("cannot encode %s as %s: %w", o.Key, t.Format, err))
 	}
 	return b, nil
 }
 
 // partialOf is obj's PartialObjectMetadata. It shares obj's metadata.
-func partialOf(obj Object, t target) map[string]any {
-	return map[string]any{"kind": "PartialObjectMetadata", "apiVersion": t.metaAPIVersion(), "metadata": obj["metadata"]}
+func partialOf(obj Object, t negotiate.Target) map[string]any {
+	return map[string]any{"kind": "PartialObjectMetadata", "apiVersion": t.MetaAPIVersion(), "metadata": obj["metadata"]}
 }
 
 // typeMeta is what the protobuf envelope of an object in view t names.
-func (t target) typeMeta(res *Resource, list bool) protobuf.TypeMeta {
+func (res *Resource) typeMeta(t negotiate.Target, list bool) protobuf.TypeMeta {
 	switch {
-	case t.view == partialView && list:
-		return protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "PartialObjectMetadataList"}
-	case t.view == partialView:
-		return protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "PartialObjectMetadata"}
+	case t.View == negotiate.Partial && list:
+		return protobuf.TypeMeta{APIVersion: t.MetaAPIVersion(), Kind: "PartialObjectMetadataList"}
+	case t.View == negotiate.Partial:
+		return protobuf.TypeMeta{APIVersion: t.MetaAPIVersion(), Kind: "PartialObjectMetadata"}
 	case list:
 		return protobuf.TypeMeta{APIVersion: res.GroupVersion(), Kind: res.Kind + "List"}
 	}
@@ -159,19 +161,19 @@ func (t target) typeMeta(res *Resource, list bool) protobuf.TypeMeta {
 }
 
 // wrap turns an item into a whole response body.
-func wrap(t target, tm protobuf.TypeMeta, item []byte) []byte {
-	switch t.format {
-	case protobufFormat:
+func wrap(t negotiate.Target, tm protobuf.TypeMeta, item []byte) []byte {
+	switch t.Format {
+	case negotiate.Protobuf:
 		return protobuf.AppendEnvelope(make([]byte, 0, len(item)+len(tm.APIVersion)+len(tm.Kind)+16), tm, item)
-	case cborFormat:
+	case negotiate.CBOR:
 		return append(append(make([]byte, 0, len(cbor.SelfDescribed)+len(item)), cbor.SelfDescribed...), item...)
 	}
 	return item
 }
 
 // writeStored answers with one stored object (Revision 0: a dry run's).
-func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code int, res *Resource, t target, o storage.Object) {
-	if t.view == tableView {
+func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code int, res *Resource, t negotiate.Target, o storage.Object) {
+	if t.View == negotiate.Table {
 		r.writeTable(w, req, code, res, t, []storage.Object{o}, storage.ListResult{Revision: o.Revision}, false)
 		return
 	}
@@ -180,13 +182,13 @@ func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code in
 		r.writeError(w, req, err)
 		return
 	}
-	writeBody(w, req, code, t.format, wrap(t, t.typeMeta(res, false), b))
+	writeBody(w, req, code, t.Format, wrap(t, res.typeMeta(t, false), b))
 }
 
 // writeList answers with a list page, assembled from the items' cached
 // encodings: no item is encoded again for a second page, list or watcher.
-func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Resource, t target, l storage.ListResult) {
-	if t.view == tableView {
+func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Resource, t negotiate.Target, l storage.ListResult) {
+	if t.View == negotiate.Table {
 		r.writeTable(w, req, http.StatusOK, res, t, l.Items, l, true)
 		return
 	}
@@ -195,25 +197,25 @@ func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Reso
 		r.writeError(w, req, err)
 		return
 	}
-	writeBody(w, req, http.StatusOK, t.format, body)
+	writeBody(w, req, http.StatusOK, t.Format, body)
 }
 
-func (r *Registry) listBody(res *Resource, t target, l storage.ListResult) ([]byte, error) {
-	tm := t.typeMeta(res, true)
-	if t.format == yamlFormat { // a YAML list is the JSON list, converted
+func (r *Registry) listBody(res *Resource, t negotiate.Target, l storage.ListResult) ([]byte, error) {
+	tm := res.typeMeta(t, true)
+	if t.Format == negotiate.YAML { // a YAML list is the JSON list, converted
 		jt := t
-		jt.format = jsonFormat
+		jt.Format = negotiate.JSON
 		j, err := r.listBody(res, jt, l)
 		if err != nil {
 			return nil, err
 		}
 		return codec.JSONToYAML(j)
 	}
-	if t.format == jsonFormat && t.view == objectView {
+	if t.Format == negotiate.JSON && t.View == negotiate.Object {
 		// The stored bytes, each with its resourceVersion spliced straight
 		// into the list: no per-item copy.
 		return appendJSONList(nil, tm, l, len(l.Items), func(dst []byte, i int) []byte {
-			return appendRV(dst, l.Items[i].Value, l.Items[i].Revision)
+			return jsonobj.AppendRV(dst, l.Items[i].Value, l.Items[i].Revision)
 		}), nil
 	}
 	items := make([][]byte, len(l.Items))
@@ -224,11 +226,11 @@ func (r *Registry) listBody(res *Resource, t target, l storage.ListResult) ([]by
 		}
 		items[i] = b
 	}
-	switch t.format {
-	case protobufFormat:
+	switch t.Format {
+	case negotiate.Protobuf:
 		raw := protobuf.AppendList(nil, protobuf.ListMeta{ResourceVersion: rv.Format(l.Revision), Continue: l.Continue, RemainingItemCount: l.Remaining}, items)
 		return protobuf.AppendEnvelope(make([]byte, 0, len(raw)+64), tm, raw), nil
-	case cborFormat:
+	case negotiate.CBOR:
 		b, err := cbor.AppendList(nil, tm.Kind, tm.APIVersion, listMetaMap(l), items)
 		if err != nil {
 			return nil, errInternal(err)
@@ -288,12 +290,12 @@ func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, n in
 // Scale, a Table, a bookmark, a discovery document) in format f, without
 // envelope or tag; md is its protobuf message (nil: it has none, and
 // protobuf is an error).
-func valueItem(f format, md protoreflect.MessageDescriptor, v any) ([]byte, error) {
+func valueItem(f negotiate.Format, md protoreflect.MessageDescriptor, v any) ([]byte, error) {
 	j, err := json.Marshal(v)
-	if err != nil || f == jsonFormat {
+	if err != nil || f == negotiate.JSON {
 		return j, err
 	}
-	if f == yamlFormat {
+	if f == negotiate.YAML {
 		return codec.JSONToYAML(j)
 	}
 	m, err := decodeObject(j)
@@ -301,9 +303,9 @@ func valueItem(f format, md protoreflect.MessageDescriptor, v any) ([]byte, erro
 		return nil, err
 	}
 	switch {
-	case f == cborFormat:
+	case f == negotiate.CBOR:
 		return cbor.AppendValue(nil, map[string]any(m))
-	case f == protobufFormat && md != nil:
+	case f == negotiate.Protobuf && md != nil:
 		return protobuf.Marshal(md, m)
 	}
 	return nil, fmt.Errorf("this value has no %s form", f)
@@ -311,28 +313,28 @@ func valueItem(f format, md protoreflect.MessageDescriptor, v any) ([]byte, erro
 
 // encodeValue is valueItem as a whole response body, named tm in a
 // protobuf envelope.
-func encodeValue(f format, tm protobuf.TypeMeta, md protoreflect.MessageDescriptor, v any) ([]byte, error) {
+func encodeValue(f negotiate.Format, tm protobuf.TypeMeta, md protoreflect.MessageDescriptor, v any) ([]byte, error) {
 	b, err := valueItem(f, md, v)
 	if err != nil {
 		return nil, err
 	}
-	return wrap(target{format: f}, tm, b), nil
+	return wrap(negotiate.Target{Format: f}, tm, b), nil
 }
 
 // writeValue answers with a value in the format the client prefers among
 // JSON, YAML and CBOR.
 func (r *Registry) writeValue(w http.ResponseWriter, req *http.Request, code int, v any) {
-	t, err := valueOffers.pick(req)
+	t, err := pick(negotiate.ValueOffers, req)
 	if err != nil {
 		r.writeError(w, req, err)
 		return
 	}
-	b, err := encodeValue(t.format, protobuf.TypeMeta{}, nil, v)
+	b, err := encodeValue(t.Format, protobuf.TypeMeta{}, nil, v)
 	if err != nil {
 		r.writeError(w, req, errInternal(err))
 		return
 	}
-	writeBody(w, req, code, t.format, b)
+	writeBody(w, req, code, t.Format, b)
 }
 
 // writeError answers with err as a Status in the client's format.
@@ -349,13 +351,13 @@ func writeStatus(w http.ResponseWriter, req *http.Request, err *StatusError) {
 	if s.Details != nil && s.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(s.Details.RetryAfterSeconds))
 	}
-	f := statusFormat(req)
+	f := negotiate.StatusFormat(req)
 	if s.Code == http.StatusNotAcceptable {
-		f = jsonFormat
+		f = negotiate.JSON
 	}
 	b, e := encodeValue(f, statusTypeMeta, protobuf.Status, s)
 	if e != nil {
-		f, b = jsonFormat, mustJSON(s)
+		f, b = negotiate.JSON, mustJSON(s)
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	code := s.Code
@@ -377,8 +379,8 @@ const gzipThreshold = 128 << 10
 
 // writeBody writes a whole response body: indented for pretty=true in
 // JSON, gzip-compressed when large and the client accepts it.
-func writeBody(w http.ResponseWriter, req *http.Request, code int, f format, b []byte) {
-	if f == jsonFormat && req != nil && pretty(req) {
+func writeBody(w http.ResponseWriter, req *http.Request, code int, f negotiate.Format, b []byte) {
+	if f == negotiate.JSON && req != nil && negotiate.Pretty(req) {
 		var out bytes.Buffer
 		if json.Indent(&out, b, "", "  ") == nil {
 			out.WriteByte('\n')
@@ -386,8 +388,8 @@ func writeBody(w http.ResponseWriter, req *http.Request, code int, f format, b [
 		}
 	}
 	h := w.Header()
-	h.Set("Content-Type", formatTypes[f])
-	if len(b) > gzipThreshold && req != nil && acceptsGzip(req) {
+	h.Set("Content-Type", negotiate.Types[f])
+	if len(b) > gzipThreshold && req != nil && negotiate.AcceptsGzip(req) {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
 		w.WriteHeader(code)

@@ -11,6 +11,7 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/jsontree"
 	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -162,137 +163,13 @@ func checkResourceVersionType(res *Resource, obj Object) error {
 	if _, ok := v.(string); ok {
 		return nil
 	}
-	return cannotHandle(res)("json: cannot unmarshal " + jsonKind(v) + " into Go struct field ObjectMeta.resourceVersion of type string")
-}
-
-// jsonKind names a JSON value's kind as encoding/json's errors do.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case bool:
-		return "bool"
-	case string:
-		return "string"
-	case json.Number, float64, int64:
-		return "number"
-	}
-	return "value"
-}
-
-// duplicateFields returns the keys a JSON body gives twice, as kube's
-// strict decoder reports them (`duplicate field "spec.ports[0].port"`).
-// obj is the body decoded; when it holds as many keys as the body has
-// members (one ':' outside strings each) there is none, which spares the
-// token walk for almost every body.
-func duplicateFields(body []byte, obj any) []string {
-	if countMembers(body) == countKeys(obj) {
-		return nil
-	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	var out []string
-	seen := map[string]bool{}
-	var walk func(path string) error
-	walk = func(path string) error {
-		t, err := d.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'):
-			keys := map[string]bool{}
-			for d.More() {
-				kt, err := d.Token()
-				if err != nil {
-					return err
-				}
-				k, _ := kt.(string)
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				if keys[k] && !seen[p] && len(out) < 100 {
-					seen[p] = true
-					out = append(out, `duplicate field "`+p+`"`)
-				}
-				keys[k] = true
-				if err := walk(p); err != nil {
-					return err
-				}
-			}
-			_, err = d.Token()
-			return err
-		case json.Delim('['):
-			for i := 0; d.More(); i++ {
-				if err := walk(path + "[" + strconv.Itoa(i) + "]"); err != nil {
-					return err
-				}
-			}
-			_, err = d.Token()
-			return err
-		}
-		return nil
-	}
-	if walk("") != nil {
-		return nil
-	}
-	return out
-}
-
-// countMembers counts the object members of a JSON text: its ':' outside
-// strings.
-func countMembers(b []byte) int {
-	n, in, esc := 0, false, false
-	for _, c := range b {
-		switch {
-		case esc:
-			esc = false
-		case in && c == '\\':
-			esc = true
-		case c == '"':
-			in = !in
-		case !in && c == ':':
-			n++
-		}
-	}
-	return n
-}
-
-// countKeys counts the keys of every object in a decoded JSON value.
-func countKeys(v any) int {
-	switch v := v.(type) {
-	case map[string]any:
-		n := len(v)
-		for _, x := range v {
-			n += countKeys(x)
-		}
-		return n
-	case []any:
-		n := 0
-		for _, x := range v {
-			n += countKeys(x)
-		}
-		return n
-	}
-	return 0
+	return cannotHandle(res)("json: cannot unmarshal " + jsonobj.Kind(v) + " into Go struct field ObjectMeta.resourceVersion of type string")
 }
 
 // patchDuplicates are the duplicate fields of a JSON or merge patch body,
 // which kube reports beside the patched object's unknown fields.
 func patchDuplicates(pt string, body []byte) []string {
-	// jsontree's Exact numbers refuse what json.Unmarshal's float64s
-	// refuse; on any refusal, encoding/json answers.
-	_, dups, err := jsontree.Decode(body, jsontree.Options{Numbers: jsontree.Exact, Duplicates: true})
-	if err != nil {
-		var v any
-		if json.Unmarshal(body, &v) != nil {
-			return nil // the patch itself reports it
-		}
-		dups = duplicateFields(body, v)
-	}
+	dups := jsonobj.PatchDuplicates(body)
 	if pt == patchJSON {
 		for i, d := range dups {
 			dups[i] = "json patch " + d
@@ -351,7 +228,7 @@ func withDefaults(res *Resource, o storage.Object) storage.Object {
 		}
 		delete(obj.Meta(), "resourceVersion")
 		res.Schema.ApplyDefaults(map[string]any(obj))
-		b, err := encodeStored(obj)
+		b, err := jsonobj.Encode(obj)
 		if err != nil || bytes.Equal(b, o.Value) {
 			return o.Value, nil
 		}
@@ -399,7 +276,7 @@ func applyDuplicates(ctx context.Context, o writeOptions, body []byte, config Ob
 	if o.fieldValidation == fieldIgnore {
 		return nil
 	}
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && countMembers(t) == countKeys(map[string]any(config)) {
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && jsonobj.Members(t) == jsonobj.Keys(map[string]any(config)) {
 		return nil
 	}
 	dups := codec.YAMLDuplicateKeys(body)
@@ -424,7 +301,7 @@ func applyDuplicates(ctx context.Context, o writeOptions, body []byte, config Ob
 func readable(o storage.Object) error {
 	v, _ := o.Memo.Do(storage.MemoKey{What: uint64(validMemo)}, func() (any, error) {
 		if t := bytes.TrimSpace(o.Value); len(t) == 0 || t[0] != '{' || !jsontree.Valid(t) {
-			return errNotObject, nil
+			return jsonobj.ErrNotObject, nil
 		}
 		return nil, nil
 	})

@@ -19,6 +19,7 @@ import (
 	fxcbor "github.com/fxamacker/cbor/v2"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
@@ -27,9 +28,9 @@ import (
 // measure the server.
 
 var benchAccepts = []struct{ name, accept string }{
-	{"json", mediaJSON},
-	{"protobuf", mediaProtobuf},
-	{"cbor", mediaCBOR},
+	{"json", negotiate.MediaJSON},
+	{"protobuf", negotiate.MediaProtobuf},
+	{"cbor", negotiate.MediaCBOR},
 }
 
 func newFormatBench(b *testing.B) (*Registry, string) {
@@ -53,7 +54,7 @@ func benchConfigMap(name string) string {
 }
 
 func post(b *testing.B, url, body string) {
-	resp, err := http.Post(url+"/api/v1/namespaces/default/configmaps", mediaJSON, strings.NewReader(body))
+	resp, err := http.Post(url+"/api/v1/namespaces/default/configmaps", negotiate.MediaJSON, strings.NewReader(body))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func BenchmarkListFormats(b *testing.B) {
 	// what that costs (client-go's default: kube compresses lists too).
 	plain := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	gzipped := &http.Client{Transport: &http.Transport{}}
-	cases := append(benchAccepts, struct{ name, accept string }{"json+gzip", mediaJSON})
+	cases := append(benchAccepts, struct{ name, accept string }{"json+gzip", negotiate.MediaJSON})
 	for _, f := range cases {
 		client := plain
 		if strings.HasSuffix(f.name, "gzip") {
@@ -183,13 +184,13 @@ func eventReader(format string, body io.Reader) func() error {
 	}
 }
 
-func formatOf(mediaType string) format {
-	for f, t := range formatTypes {
+func formatOf(mediaType string) negotiate.Format {
+	for f, t := range negotiate.Types {
 		if t == mediaType {
-			return format(f)
+			return negotiate.Format(f)
 		}
 	}
-	return jsonFormat
+	return negotiate.JSON
 }
 
 // BenchmarkWatchFanout delivers JSON watch events to 100 and 1000 HTTP
@@ -273,7 +274,7 @@ func benchFanout(b *testing.B, watchers int, burst bool) {
 	b.ResetTimer()
 	for i := range n {
 		start[i].Store(time.Now().UnixNano())
-		resp, err := writer.Post("http://kapi/api/v1/namespaces/default/configmaps", mediaJSON, strings.NewReader(fmt.Sprintf(body, fmt.Sprint("cm-", i))))
+		resp, err := writer.Post("http://kapi/api/v1/namespaces/default/configmaps", negotiate.MediaJSON, strings.NewReader(fmt.Sprintf(body, fmt.Sprint("cm-", i))))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kapi-dev/kapi/registry/internal/deleteopts"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -76,11 +78,11 @@ func (r *Registry) writeJSON(w http.ResponseWriter, req *http.Request, code int,
 		r.writeError(w, req, errInternal(err))
 		return
 	}
-	writeBody(w, req, code, jsonFormat, b)
+	writeBody(w, req, code, negotiate.JSON, b)
 }
 
 func (r *Registry) serveGet(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
 	}
@@ -182,7 +184,7 @@ func (lq listQuery) storageOptions() storage.ListOptions {
 }
 
 func (r *Registry) serveList(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, listEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.List)
 	if err != nil {
 		return err
 	}
@@ -199,7 +201,7 @@ func (r *Registry) serveList(w http.ResponseWriter, rq *request) error {
 }
 
 func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
 	}
@@ -220,7 +222,7 @@ func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
 }
 
 func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
 	}
@@ -257,19 +259,19 @@ func forceOption(q url.Values, apply bool) (bool, error) {
 }
 
 // serveApply answers a server-side apply: 201 when it created the object.
-func (r *Registry) serveApply(w http.ResponseWriter, rq *request, t target, body []byte, o writeOptions, force bool) error {
+func (r *Registry) serveApply(w http.ResponseWriter, rq *request, t negotiate.Target, body []byte, o writeOptions, force bool) error {
 	if rq.URL.Query().Get("fieldManager") == "" {
 		return optionsInvalid("PatchOptions", "fieldManager", "FieldValueRequired", "Required value: is required for apply patch")
 	}
-	f := yamlFormat
+	f := negotiate.YAML
 	if mediaType(rq.Request) == patchApplyCBOR {
-		f = cborFormat
+		f = negotiate.CBOR
 	}
 	config, err := decodeBody(f, nil, body)
 	if err != nil {
 		return errBadRequest("the apply configuration is not a valid object: %v", err)
 	}
-	if f == yamlFormat {
+	if f == negotiate.YAML {
 		if err := applyDuplicates(rq.Context(), o, body, config); err != nil {
 			return err
 		}
@@ -304,7 +306,7 @@ func checkPatchType(res *Resource, pt string) error {
 }
 
 func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
 	}
@@ -348,8 +350,8 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 		return deleteOptions{}, err
 	}
 	if !ok {
-		if body, err = deleteQuery(rq.URL.Query()); err != nil {
-			return deleteOptions{}, err
+		if body, err = deleteopts.FromQuery(rq.URL.Query()); err != nil {
+			return deleteOptions{}, errBadRequest("%v", err)
 		}
 	}
 	if err := validateDeleteOptions(body); err != nil {
@@ -359,7 +361,7 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 }
 
 func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, objectEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
 	}
@@ -394,7 +396,7 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
 // serveDeleteCollection deletes every object the list selectors match and
 // answers with the list of what was deleted.
 func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, listEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.List)
 	if err != nil {
 		return err
 	}

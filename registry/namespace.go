@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -22,7 +23,7 @@ func namespaceResource() *Resource {
 		Schema:           schema.Namespace(),
 		Columns: []Column{
 			{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"},
-			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: createdDescription},
+			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
 		},
 		Strategy: Strategy{
 			PrepareForCreate: func(_ context.Context, obj Object) {

@@ -1,24 +1,24 @@
 package registry
 
 import (
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
-	"github.com/kapi-dev/kapi/schema"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/registry/internal/openapi"
 )
 
 // OpenAPI v3 (URI-8, in part): /openapi/v3 lists one document per group
-// version, and each document describes the resources' paths and schemas.
-// kubectl reads these to learn that the server validates fields itself
-// (the fieldValidation parameter of PATCH), and `kubectl explain` reads the
-// schemas. OpenAPI v2 is in openapi_v2.go; the v2 forms of the schemas,
-// converted as kube converts a CRD's structural schema, are at the end of
-// this file.
-
-const objectMetaRef = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+// version, and each document describes the resources' paths and schemas
+// (package openapi builds them). kubectl reads these to learn that the
+// server validates fields itself (the fieldValidation parameter of PATCH),
+// and `kubectl explain` reads the schemas.
 
 // serveOpenAPI serves /openapi/v3 and /openapi/v3/{api/v1,apis/G/V}.
 func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path string) {
@@ -26,375 +26,174 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 	if rest == "" {
 		paths := map[string]any{}
 		for _, gv := range r.groupVersions() {
-			doc := mustJSON(r.openAPIDoc(gv))
+			doc := mustJSON(openapi.V3(r.opts.Version.GitVersion, gv))
 			sum := sha256.Sum256(doc)
-			paths[gvPath(gv)] = map[string]string{"serverRelativeURL": "/openapi/v3/" + gvPath(gv) + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
+			paths[gv.Path()] = map[string]string{"serverRelativeURL": "/openapi/v3/" + gv.Path() + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
 		}
 		r.writeJSON(w, req, http.StatusOK, map[string]any{"paths": paths})
 		return
 	}
 	for _, gv := range r.groupVersions() {
-		if gvPath(gv) == rest {
-			r.writeJSON(w, req, http.StatusOK, r.openAPIDoc(gv))
+		if gv.Path() == rest {
+			r.writeJSON(w, req, http.StatusOK, openapi.V3(r.opts.Version.GitVersion, gv))
 			return
 		}
 	}
 	writeStatus(w, req, errPathNotFound())
 }
 
-func gvPath(gv *groupVer) string {
-	if gv.group == "" {
-		return "api/" + gv.version
-	}
-	return "apis/" + gv.group + "/" + gv.version
-}
-
-func (r *Registry) groupVersions() []*groupVer {
+// groupVersions describes the served group versions, by path.
+func (r *Registry) groupVersions() []openapi.GroupVersion {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var out []*groupVer
+	var out []openapi.GroupVersion
 	for _, vs := range r.groups {
 		for _, gv := range vs {
-			out = append(out, gv)
+			d := openapi.GroupVersion{Group: gv.group, Version: gv.version}
+			for _, res := range gv.resources {
+				d.Resources = append(d.Resources, res.openAPI())
+			}
+			out = append(out, d)
 		}
 	}
-	slices.SortFunc(out, func(a, b *groupVer) int { return strings.Compare(gvPath(a), gvPath(b)) })
+	slices.SortFunc(out, func(a, b openapi.GroupVersion) int { return strings.Compare(a.Path(), b.Path()) })
 	return out
 }
 
-// schemaName is the components key of a kind: "com.example.v1.Widget".
-func (res *Resource) schemaName() string {
-	if res.Group == "" {
-		return "io.k8s.api.core." + res.Version + "." + res.Kind
-	}
-	parts := strings.Split(res.Group, ".")
-	slices.Reverse(parts)
-	return strings.Join(parts, ".") + "." + res.Version + "." + res.Kind
-}
-
-func (r *Registry) openAPIDoc(gv *groupVer) map[string]any {
-	paths := map[string]any{}
-	schemas := map[string]any{
-		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": objectMetaSchema(),
-	}
-	for _, res := range gv.resources {
-		gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
-		ref := map[string]any{"$ref": "#/components/schemas/" + res.schemaName()}
-		schemas[res.schemaName()] = kindSchema(res, gvk)
-		base := "/" + gvPath(gv) + "/"
-		if res.Namespaced {
-			base += "namespaces/{namespace}/"
-		}
-		op := func(action string, params ...string) map[string]any {
-			ps := []any{}
-			for _, p := range params {
-				ps = append(ps, map[string]any{"name": p, "in": "query", "schema": map[string]any{"type": "string"}})
-			}
-			return map[string]any{
-				"operationId":                     action + res.Kind,
-				"parameters":                      ps,
-				"responses":                       map[string]any{"200": map[string]any{"description": "OK", "content": map[string]any{"application/json": map[string]any{"schema": ref}}}},
-				"x-kubernetes-action":             action,
-				"x-kubernetes-group-version-kind": gvk,
-			}
-		}
-		write := []string{"dryRun", "fieldManager", "fieldValidation", "pretty"}
-		paths[base+res.Plural+"/{name}"] = map[string]any{
-			"get":    op("get", "pretty", "resourceVersion"),
-			"put":    op("put", write...),
-			"patch":  op("patch", append(write, "force")...),
-			"delete": op("delete", "dryRun", "gracePeriodSeconds", "propagationPolicy"),
-		}
-		paths[base+res.Plural] = map[string]any{
-			"get":    op("list", "labelSelector", "fieldSelector", "limit", "continue", "resourceVersion", "resourceVersionMatch", "watch", "sendInitialEvents", "allowWatchBookmarks", "timeoutSeconds"),
-			"post":   op("post", write...),
-			"delete": op("deletecollection", "labelSelector", "fieldSelector", "dryRun"),
-		}
-		if res.Status {
-			paths[base+res.Plural+"/{name}/status"] = map[string]any{
-				"get": op("get", "pretty"), "put": op("put", write...), "patch": op("patch", append(write, "force")...),
-			}
-		}
-	}
-	return map[string]any{
-		"openapi":    "3.0.0",
-		"info":       map[string]any{"title": "Kubernetes", "version": r.opts.Version.GitVersion},
-		"paths":      paths,
-		"components": map[string]any{"schemas": schemas},
+// openAPI is what the OpenAPI documents say of res.
+func (res *Resource) openAPI() openapi.Resource {
+	return openapi.Resource{
+		Group: res.Group, Version: res.Version, Kind: res.Kind, Plural: res.Plural,
+		Namespaced: res.Namespaced, Status: res.Status, Scale: res.Scale != nil, Protobuf: res.Protobuf != nil,
+		Schema: res.Schema,
 	}
 }
 
-// kindSchema is the resource's schema with apiVersion, kind and metadata.
-func kindSchema(res *Resource, gvk map[string]any) map[string]any {
-	s := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
-	if res.Schema != nil {
-		s = res.Schema.JSON()
-	}
-	props, _ := s["properties"].(map[string]any)
-	if props == nil {
-		props = map[string]any{}
-		s["properties"] = props
-	}
-	props["apiVersion"] = map[string]any{"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}
-	props["kind"] = map[string]any{"type": "string", "description": "Kind is a string value representing the REST resource this object represents."}
-	props["metadata"] = map[string]any{"allOf": []any{map[string]any{"$ref": objectMetaRef}}, "description": "Standard object's metadata."}
-	s["x-kubernetes-group-version-kind"] = []any{gvk}
-	return s
+// OpenAPI v2 (URI-8): /openapi/v2 is one Swagger 2.0 document describing
+// every served resource, as kube-apiserver serves it (kube-openapi's
+// handler): JSON by default, and gnostic's protobuf form of the same
+// document for client-go's discovery (OpenAPISchema), which kubectl reads
+// for `explain --output=plaintext-openapiv2`, client-side validation and
+// client-side apply's patch types and merge keys.
+//
+// Both forms are computed once per registry state, on the first request
+// after a Register, and share one ETag (the SHA-512 of the JSON, in
+// uppercase hex, as kube): a client that sends it back in If-None-Match
+// gets 304 Not Modified. Responses say Vary: Accept, since one URL has two
+// forms.
+//
+// Worked example: client-go asks for
+//
+//	GET /openapi/v2
+//	Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf
+//
+// and gets 200 with Content-Type
+// application/com.github.proto-openapi.spec.v2.v1.0+protobuf (kube answers
+// the deprecated "@" name with the new one), ETag "9F86D0…", and the
+// document as an openapi_v2.Document message. kubectl's disk cache asks
+// again with If-None-Match: "9F86D0…" and gets 304 until a resource is
+// registered.
+
+// openAPIV2GzipThreshold is the body size from which /openapi/v2 is
+// compressed for clients that accept gzip: kube-openapi's handler wraps
+// itself in gziphandler, whose default minimum is 1400 bytes.
+const openAPIV2GzipThreshold = 1400
+
+// openAPIV2Cache holds the /openapi/v2 documents of one registry state.
+// Resources are only ever added, so the number registered names the state.
+type openAPIV2Cache struct {
+	mu    sync.Mutex
+	state int         // len(Registry.resources) docs describes
+	docs  *openapi.V2 // nil until first asked for
 }
 
-// objectMetaSchema is ObjectMeta's schema as published: list types, map
-// types and patch strategies included, as kube publishes it.
-func objectMetaSchema() map[string]any {
-	m := schema.ObjectMeta().JSON()
-	m["description"] = "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create."
-	return m
+// openAPIV2 returns the documents of the current registry state, building
+// them if a resource was registered since they were last built.
+func (r *Registry) openAPIV2() (*openapi.V2, error) {
+	r.mu.RLock()
+	state := len(r.resources)
+	resources := make([]openapi.Resource, 0, state)
+	for _, res := range r.resources {
+		resources = append(resources, res.openAPI())
+	}
+	r.mu.RUnlock()
+
+	c := &r.openAPIV2Cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.docs != nil && c.state == state {
+		return c.docs, nil
+	}
+	docs, err := openapi.NewV2(r.opts.Version.GitVersion, resources, r.opts.Now())
+	if err != nil {
+		return nil, err
+	}
+	c.docs, c.state = docs, state
+	return c.docs, nil
 }
 
-// kindSchemaV2 is kindSchema in Swagger 2.0, as kube's CRD builder makes
-// it: the schema converted by toV2, metadata a plain $ref, and for a
-// resource without a schema, or one that keeps unknown fields at its root,
-// only "type: object" (kubectl would otherwise refuse every field it does
-// not list).
-func kindSchemaV2(res *Resource) map[string]any {
-	var s map[string]any
-	if res.Schema == nil || res.Schema.PreserveUnknownFields {
-		s = map[string]any{"type": "object"}
-		if res.Schema != nil && res.Schema.Description != "" {
-			s["description"] = res.Schema.Description
-		}
-	} else {
-		s = toV2(res.Schema).JSON()
-		addEmbeddedV2(s)
-		props, _ := s["properties"].(map[string]any)
-		if props == nil {
-			props = map[string]any{}
-			s["properties"] = props
-		}
-		props["apiVersion"] = map[string]any{"type": "string", "description": apiVersionDoc}
-		props["kind"] = map[string]any{"type": "string", "description": kindDoc}
-		props["metadata"] = map[string]any{"$ref": definition + metaV1Def + "ObjectMeta", "description": metadataDoc}
-	}
-	s["x-kubernetes-group-version-kind"] = []any{map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}}
-	return s
-}
-
-const (
-	apiVersionDoc = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."
-	kindDoc       = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. In CamelCase."
-	metadataDoc   = "Standard object's metadata."
-	scaleDef      = "io.k8s.api.autoscaling.v1.Scale"
-)
-
-// listSchemaV2 is the schema of res's list kind.
-func listSchemaV2(res *Resource) map[string]any {
-	return map[string]any{
-		"type":        "object",
-		"description": res.Kind + "List is a list of " + res.Kind,
-		"required":    []any{"items"},
-		"properties": map[string]any{
-			"apiVersion": map[string]any{"type": "string", "description": apiVersionDoc},
-			"kind":       map[string]any{"type": "string", "description": kindDoc},
-			"metadata":   map[string]any{"$ref": definition + metaV1Def + "ListMeta", "description": "Standard list metadata."},
-			"items": map[string]any{
-				"type": "array", "description": "List of " + res.Plural + ".",
-				"items": map[string]any{"$ref": definition + res.schemaName()},
-			},
-		},
-		"x-kubernetes-group-version-kind": []any{map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind + "List"}},
-	}
-}
-
-// toV2 is s as Swagger 2.0 can say it, following kube's
-// ToStructuralOpenAPIV2: allOf, anyOf, oneOf and not are dropped; a
-// nullable node loses its type, items and properties (and its name in its
-// parent's required list); a node that keeps unknown fields loses its
-// items and properties, and its type if object; an array without items
-// loses its type. kubectl cannot read the rest.
-func toV2(in *schema.Schema) *schema.Schema {
-	if in == nil {
-		return nil
-	}
-	s := *in
-	s.AllOf, s.AnyOf, s.OneOf, s.Not = nil, nil, nil, nil
-	if s.Nullable {
-		s.Type, s.Nullable, s.Items, s.Properties = "", false, nil, nil
-	}
-	if s.PreserveUnknownFields {
-		s.Items, s.Properties = nil, nil
-		if s.Type == "object" {
-			s.Type = ""
-		}
-	}
-	if s.Items == nil && s.Type == "array" {
-		s.Type = ""
-	}
-	if s.Properties != nil {
-		props := make(map[string]*schema.Schema, len(s.Properties))
-		for k, v := range s.Properties {
-			if v != nil && v.Nullable {
-				s.Required = slices.DeleteFunc(slices.Clone(s.Required), func(r string) bool { return r == k })
-			}
-			props[k] = toV2(v)
-		}
-		s.Properties = props
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Nullable {
-		s.Required = nil
-	}
-	s.AdditionalProperties = toV2(s.AdditionalProperties)
-	s.Items = toV2(s.Items)
-	return &s
-}
-
-// addEmbeddedV2 gives each x-kubernetes-embedded-resource node of m (a
-// v2 schema in JSON form) apiVersion, kind and metadata, and requires
-// apiVersion and kind, as kube's CRD builder does; nodes that keep
-// unknown fields are left as they are.
-func addEmbeddedV2(m map[string]any) {
-	if props, ok := m["properties"].(map[string]any); ok {
-		for _, p := range props {
-			if pm, ok := p.(map[string]any); ok {
-				addEmbeddedV2(pm)
-			}
-		}
-	}
-	for _, k := range []string{"items", "additionalProperties"} {
-		if sub, ok := m[k].(map[string]any); ok {
-			addEmbeddedV2(sub)
-		}
-	}
-	if m["x-kubernetes-preserve-unknown-fields"] == true || m["x-kubernetes-embedded-resource"] != true {
+// serveOpenAPIV2 serves /openapi/v2.
+func (r *Registry) serveOpenAPIV2(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		writeStatus(w, req, errMethodNotAllowed(req.Method))
 		return
 	}
-	props, _ := m["properties"].(map[string]any)
-	if props == nil {
-		props = map[string]any{}
-		m["properties"] = props
+	ct, ok := openapi.PickV2(req.Header.Values("Accept"))
+	if !ok {
+		writeStatus(w, req, errNotAcceptable(openapi.MediaJSON+", "+openapi.MediaProto))
+		return
 	}
-	props["apiVersion"] = map[string]any{"type": "string", "description": apiVersionDoc}
-	props["kind"] = map[string]any{"type": "string", "description": kindDoc}
-	props["metadata"] = map[string]any{"$ref": definition + metaV1Def + "ObjectMeta", "description": metadataDoc}
-	req, _ := m["required"].([]any)
-	for _, k := range []string{"kind", "apiVersion"} {
-		if !slices.Contains(req, any(k)) {
-			req = append(req, k)
+	docs, err := r.openAPIV2()
+	if err != nil {
+		r.log.Error("building the OpenAPI v2 document", "err", err)
+		writeStatus(w, req, errInternal(err))
+		return
+	}
+	body := docs.JSON
+	if ct == openapi.MediaProto {
+		body = docs.Proto
+	}
+	h := w.Header()
+	h.Add("Vary", "Accept")
+	h.Set("Content-Type", ct)
+	h.Set("Etag", docs.ETag)
+	h.Set("Last-Modified", docs.Modified.Format(http.TimeFormat))
+	if etagMatches(req.Header.Values("If-None-Match"), docs.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if len(body) >= openAPIV2GzipThreshold && negotiate.AcceptsGzip(req) {
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		w.WriteHeader(http.StatusOK)
+		if req.Method == http.MethodHead {
+			return
+		}
+		gw := gzipWriters.Get().(*gzip.Writer)
+		gw.Reset(w)
+		gw.Write(body)
+		gw.Close()
+		gw.Reset(nil)
+		gzipWriters.Put(gw)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if req.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// etagMatches reports whether an If-None-Match header names etag (or is
+// "*"), with the weak comparison HTTP prescribes for it.
+func etagMatches(ifNoneMatch []string, etag string) bool {
+	for _, h := range ifNoneMatch {
+		for t := range strings.SplitSeq(h, ",") {
+			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+			if t == "*" || t == etag {
+				return true
+			}
 		}
 	}
-	m["required"] = req
-}
-
-// smpAgreesWithClients reports whether a client that computes a strategic
-// merge patch from s's patch hints, as kubectl does from OpenAPI v2, gets
-// the merge kapi applies: kapi also merges list-type map and set lists that
-// have no patch strategy, where the client would replace them, so a
-// resource with such a list is offered without strategic merge in v2 (the
-// client then sends a merge patch, as it does for kube's custom resources).
-func smpAgreesWithClients(s *schema.Schema) bool {
-	if s == nil {
-		return true
-	}
-	if (s.ListType == "map" || s.ListType == "set") && s.PatchStrategy == "" {
-		return false
-	}
-	for _, p := range s.Properties {
-		if !smpAgreesWithClients(p) {
-			return false
-		}
-	}
-	return smpAgreesWithClients(s.Items) && smpAgreesWithClients(s.AdditionalProperties)
-}
-
-func objectMetaSchemaV2() map[string]any {
-	m := toV2(schema.ObjectMeta()).JSON()
-	m["description"] = "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create."
-	return m
-}
-
-func listMetaSchemaV2() map[string]any {
-	str := func(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
-	return map[string]any{
-		"type":        "object",
-		"description": "ListMeta describes metadata that synthetic resources must have, including lists and various status objects.",
-		"properties": map[string]any{
-			"continue":           str("continue may be set if the user set a limit on the number of items returned."),
-			"remainingItemCount": map[string]any{"type": "integer", "format": "int64", "description": "The number of subsequent items in the list which are not included in this list response."},
-			"resourceVersion":    str("String that identifies the server's internal version of this object."),
-			"selfLink":           str("Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."),
-		},
-	}
-}
-
-func statusSchemaV2() map[string]any {
-	str := func(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
-	return map[string]any{
-		"type":        "object",
-		"description": "Status is a return value for calls that don't return other objects.",
-		"properties": map[string]any{
-			"apiVersion": map[string]any{"type": "string", "description": apiVersionDoc},
-			"kind":       map[string]any{"type": "string", "description": kindDoc},
-			"metadata":   map[string]any{"$ref": definition + metaV1Def + "ListMeta", "description": "Standard list metadata."},
-			"code":       map[string]any{"type": "integer", "format": "int32", "description": "Suggested HTTP return code for this status, 0 if not set."},
-			"details": map[string]any{
-				"type": "object", "description": "Extended data associated with the reason.",
-				"x-kubernetes-preserve-unknown-fields": true,
-			},
-			"message": str("A human-readable description of the status of this operation."),
-			"reason":  str("A machine-readable description of why this operation is in the \"Failure\" status."),
-			"status":  str("Status of the operation. One of: \"Success\" or \"Failure\"."),
-		},
-		"x-kubernetes-group-version-kind": []any{map[string]any{"group": "", "version": "v1", "kind": "Status"}},
-	}
-}
-
-func deleteOptionsSchemaV2() map[string]any {
-	return map[string]any{
-		"type":        "object",
-		"description": "DeleteOptions may be provided when deleting an API object.",
-		"properties": map[string]any{
-			"apiVersion": map[string]any{"type": "string", "description": apiVersionDoc},
-			"kind":       map[string]any{"type": "string", "description": kindDoc},
-			"dryRun": map[string]any{
-				"type": "array", "items": map[string]any{"type": "string"}, "x-kubernetes-list-type": "atomic",
-				"description": "When present, indicates that modifications should not be persisted.",
-			},
-			"gracePeriodSeconds": map[string]any{"type": "integer", "format": "int64", "description": "The duration in seconds before the object should be deleted."},
-			"orphanDependents":   map[string]any{"type": "boolean", "description": "Deprecated: please use the PropagationPolicy."},
-			"preconditions": map[string]any{
-				"type": "object", "description": "Must be fulfilled before a deletion is carried out.",
-				"properties": map[string]any{
-					"resourceVersion": map[string]any{"type": "string", "description": "Specifies the target ResourceVersion"},
-					"uid":             map[string]any{"type": "string", "description": "Specifies the target UID."},
-				},
-			},
-			"propagationPolicy": map[string]any{"type": "string", "description": "Whether and how garbage collection will be performed: Orphan, Background or Foreground."},
-		},
-	}
-}
-
-// scaleSchemaV2 is autoscaling/v1 Scale, the scale subresource's kind.
-func scaleSchemaV2() map[string]any {
-	i32 := func(d string) map[string]any {
-		return map[string]any{"type": "integer", "format": "int32", "description": d}
-	}
-	return map[string]any{
-		"type":        "object",
-		"description": "Scale represents a scaling request for a resource.",
-		"properties": map[string]any{
-			"apiVersion": map[string]any{"type": "string", "description": apiVersionDoc},
-			"kind":       map[string]any{"type": "string", "description": kindDoc},
-			"metadata":   map[string]any{"$ref": definition + metaV1Def + "ObjectMeta", "description": metadataDoc},
-			"spec": map[string]any{
-				"type": "object", "description": "spec defines the behavior of the scale.",
-				"properties": map[string]any{"replicas": i32("replicas is the desired number of instances for the scaled object.")},
-			},
-			"status": map[string]any{
-				"type": "object", "description": "status is the current status of the scale.", "required": []any{"replicas"},
-				"properties": map[string]any{
-					"replicas": i32("replicas is the actual number of observed instances of the scaled object."),
-					"selector": map[string]any{"type": "string", "description": "selector is the label query over pods that should match the replicas count."},
-				},
-			},
-		},
-		"x-kubernetes-group-version-kind": []any{map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}},
-	}
+	return false
 }

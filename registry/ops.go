@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -34,7 +35,7 @@ type writeOptions struct {
 
 // toStorage is the storage form of obj.
 func toStorage(res *Resource, obj Object) (storage.Object, error) {
-	b, err := encodeStored(obj)
+	b, err := jsonobj.Encode(obj)
 	if err != nil {
 		return storage.Object{}, errBadRequest("cannot encode object: %v", err)
 	}
@@ -193,7 +194,7 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 // patchObject applies a JSON or merge patch to the object or its status.
 func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub, patchType string, body []byte, o writeOptions) (storage.Object, error) {
 	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
-		patched, err := applyPatch(res, patchType, withRV(cur.Value, cur.Revision), body)
+		patched, err := applyPatch(res, patchType, jsonobj.WithRV(cur.Value, cur.Revision), body)
 		if err != nil {
 			return nil, err
 		}

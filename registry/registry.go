@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/internal/gc"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -69,10 +71,10 @@ type Registry struct {
 
 	// encodes counts object encodings and frames watch-event framings,
 	// per format (serialize-once tests).
-	encodes, frames [numFormats]atomic.Int64
+	encodes, frames [negotiate.NumFormats]atomic.Int64
 
 	openAPIV2Cache openAPIV2Cache // /openapi/v2, built once per registry state
-	gc             *collector     // the garbage collector; nil when disabled
+	gc             *gc.Collector  // the garbage collector; nil when disabled
 
 	clientTypes typeIDs // the Go types of Clients, for their shared watch objects' memo keys
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -66,7 +67,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 	if rq.subresource != "scale" {
 		return r.serveCustom(w, rq)
 	}
-	if _, err := valueOffers.pick(rq.Request); err != nil {
+	if _, err := pick(negotiate.ValueOffers, rq.Request); err != nil {
 		return err
 	}
 	ctx, res := rq.Context(), rq.res
@@ -92,7 +93,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 	}
 	var body []byte
 	pt := mediaType(rq.Request)
-	f := jsonFormat
+	f := negotiate.JSON
 	if rq.Method == http.MethodPatch {
 		if pt != patchJSON && pt != patchMerge {
 			return errUnsupportedMediaType(pt, []string{patchJSON, patchMerge})
@@ -103,7 +104,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
 	if body, err = r.readBody(rq.Request); err != nil {
 		return err
 	}
-	if f != jsonFormat { // the Scale as JSON, which updateScale reads
+	if f != negotiate.JSON { // the Scale as JSON, which updateScale reads
 		obj, err := decodeBody(f, nil, body)
 		if err != nil {
 			return errBadRequest("the request body is not a valid Scale: %v", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
@@ -32,10 +33,10 @@ func TestSerializeOnce(t *testing.T) {
 	defer cancel()
 
 	const watchers = 30
-	accepts := map[format]string{
-		jsonFormat:     mediaJSON,
-		protobufFormat: mediaProtobuf,
-		cborFormat:     mediaCBOR,
+	accepts := map[negotiate.Format]string{
+		negotiate.JSON:     negotiate.MediaJSON,
+		negotiate.Protobuf: negotiate.MediaProtobuf,
+		negotiate.CBOR:     negotiate.MediaCBOR,
 	}
 	var started, got sync.WaitGroup
 	for _, accept := range accepts {
@@ -90,7 +91,7 @@ func TestSerializeOnce(t *testing.T) {
 	}
 	for f := range accepts {
 		want := int64(1)
-		if f == jsonFormat {
+		if f == negotiate.JSON {
 			want = 0 // served from the stored bytes, resourceVersion spliced in
 		}
 		if n := reg.encodes[f].Load(); n != want {

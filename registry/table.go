@@ -1,11 +1,12 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -27,14 +28,8 @@ type Column struct {
 	// not modify obj.
 	Value func(obj Object) any
 
-	path jsonPath
+	path table.Path
 }
-
-// Descriptions kube gives the columns every table has.
-const (
-	nameDescription    = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
-	createdDescription = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-)
 
 // compileColumns checks the resource's columns and parses their paths.
 func (r *Resource) compileColumns() error {
@@ -48,7 +43,7 @@ func (r *Resource) compileColumns() error {
 		if c.Value != nil && c.JSONPath == "" {
 			continue
 		}
-		p, err := parseJSONPath(c.JSONPath)
+		p, err := table.ParsePath(c.JSONPath)
 		if err != nil {
 			return fmt.Errorf("registry: resource %q: column %q: %v", r.Plural, c.Name, err)
 		}
@@ -58,28 +53,6 @@ func (r *Resource) compileColumns() error {
 		}
 	}
 	return nil
-}
-
-// The meta.k8s.io Table, in kube's JSON field order.
-type table struct {
-	Kind              string         `json:"kind"`
-	APIVersion        string         `json:"apiVersion"`
-	Metadata          map[string]any `json:"metadata"`
-	ColumnDefinitions []columnDef    `json:"columnDefinitions"`
-	Rows              []tableRow     `json:"rows"`
-}
-
-type columnDef struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Format      string `json:"format"`
-	Description string `json:"description"`
-	Priority    int32  `json:"priority"`
-}
-
-type tableRow struct {
-	Cells  []any           `json:"cells"`
-	Object json.RawMessage `json:"object,omitempty"`
 }
 
 // tableOptions reads includeObject (None, Metadata — the default — or
@@ -97,8 +70,8 @@ func tableOptions(req *http.Request) (string, error) {
 
 // buildTable renders objects as a Table. headers is false for the events
 // of a watch after its first, as in kube.
-func (r *Registry) buildTable(res *Resource, t target, include string, objs []storage.Object, meta map[string]any, headers bool) (*table, error) {
-	tb := &table{Kind: "Table", APIVersion: t.metaAPIVersion(), Metadata: meta, Rows: make([]tableRow, 0, len(objs))}
+func (r *Registry) buildTable(res *Resource, t negotiate.Target, include string, objs []storage.Object, meta map[string]any, headers bool) (*table.Table, error) {
+	tb := &table.Table{Kind: "Table", APIVersion: t.MetaAPIVersion(), Metadata: meta, Rows: make([]table.Row, 0, len(objs))}
 	if headers {
 		tb.ColumnDefinitions = res.columnDefs()
 	}
@@ -108,12 +81,12 @@ func (r *Registry) buildTable(res *Resource, t target, include string, objs []st
 		if err != nil {
 			return nil, err
 		}
-		row := tableRow{Cells: res.cells(obj, now)}
+		row := table.Row{Cells: res.cells(obj, now)}
 		switch include {
 		case "Object":
-			row.Object, err = r.item(res, o, o.Revision, target{format: jsonFormat})
+			row.Object, err = r.item(res, o, o.Revision, negotiate.Target{Format: negotiate.JSON})
 		case "Metadata":
-			row.Object, err = r.item(res, o, o.Revision, target{format: jsonFormat, view: partialView, metaVersion: t.metaVersion})
+			row.Object, err = r.item(res, o, o.Revision, negotiate.Target{Format: negotiate.JSON, View: negotiate.Partial, MetaVersion: t.MetaVersion})
 		}
 		if err != nil {
 			return nil, err
@@ -123,13 +96,13 @@ func (r *Registry) buildTable(res *Resource, t target, include string, objs []st
 	return tb, nil
 }
 
-func (r *Resource) columnDefs() []columnDef {
-	defs := []columnDef{{Name: "Name", Type: "string", Format: "name", Description: nameDescription}}
+func (r *Resource) columnDefs() []table.ColumnDefinition {
+	defs := []table.ColumnDefinition{table.Name}
 	if len(r.Columns) == 0 {
-		return append(defs, columnDef{Name: "Created At", Type: "date", Description: createdDescription})
+		return append(defs, table.Created)
 	}
 	for _, c := range r.Columns {
-		defs = append(defs, columnDef{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority})
+		defs = append(defs, table.ColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority})
 	}
 	return defs
 }
@@ -154,65 +127,19 @@ func (r *Resource) cells(obj Object, now time.Time) []any {
 			cells = append(cells, c.Value(obj))
 			continue
 		}
-		v, ok := c.path.find(map[string]any(obj))
+		v, ok := c.path.Find(map[string]any(obj))
 		if !ok {
 			cells = append(cells, nil)
 			continue
 		}
-		cells = append(cells, cellValue(c.Type, v, now))
+		cells = append(cells, table.Cell(c.Type, v, now))
 	}
 	return cells
 }
 
-func cellValue(typ string, v any, now time.Time) any {
-	n, isNum := v.(json.Number)
-	switch typ {
-	case "integer":
-		if isNum {
-			if i, err := n.Int64(); err == nil {
-				return i
-			}
-			if f, err := n.Float64(); err == nil {
-				return int64(f)
-			}
-		}
-		if i, ok := v.(int64); ok {
-			return i
-		}
-	case "number":
-		if isNum {
-			if f, err := n.Float64(); err == nil {
-				return f
-			}
-		}
-	case "boolean":
-		if b, ok := v.(bool); ok {
-			return b
-		}
-	case "string":
-		switch v.(type) {
-		case nil:
-			return nil
-		case map[string]any, []any:
-			b, _ := json.Marshal(v)
-			return string(b)
-		}
-		return scalarString(v)
-	case "date":
-		if s, ok := v.(string); ok {
-			ts, err := time.Parse(time.RFC3339, s)
-			if err != nil {
-				return "<invalid>"
-			}
-			return humanDuration(now.Sub(ts))
-		}
-	}
-	return nil
-}
-
 // writeTable answers with objs as a Table; list says whether the request
 // was for a collection (whose list metadata the table carries).
-func (r *Registry) writeTable(w http.ResponseWriter, req *http.Request, code int, res *Resource, t target, objs []storage.Object, l storage.ListResult, list bool) {
+func (r *Registry) writeTable(w http.ResponseWriter, req *http.Request, code int, res *Resource, t negotiate.Target, objs []storage.Object, l storage.ListResult, list bool) {
 	include, err := tableOptions(req)
 	if err != nil {
 		r.writeError(w, req, err)
@@ -230,55 +157,10 @@ func (r *Registry) writeTable(w http.ResponseWriter, req *http.Request, code int
 		r.writeError(w, req, err)
 		return
 	}
-	b, err := encodeValue(t.format, tableTypeMeta(t), nil, tb)
+	b, err := encodeValue(t.Format, tableTypeMeta(t), nil, tb)
 	if err != nil {
 		r.writeError(w, req, errInternal(err))
 		return
 	}
-	writeBody(w, req, code, t.format, b)
-}
-
-// humanDuration is how kube shows an age: "45s", "3m20s", "5h", "12d".
-func humanDuration(d time.Duration) string {
-	seconds := int(d.Seconds())
-	switch {
-	case seconds < -1:
-		return "<invalid>"
-	case seconds < 0:
-		return "0s"
-	case seconds < 60*2:
-		return fmt.Sprintf("%ds", seconds)
-	}
-	minutes := int(d / time.Minute)
-	if minutes < 10 {
-		if s := int(d/time.Second) % 60; s != 0 {
-			return fmt.Sprintf("%dm%ds", minutes, s)
-		}
-		return fmt.Sprintf("%dm", minutes)
-	} else if minutes < 60*3 {
-		return fmt.Sprintf("%dm", minutes)
-	}
-	hours := int(d / time.Hour)
-	switch {
-	case hours < 8:
-		if m := int(d/time.Minute) % 60; m != 0 {
-			return fmt.Sprintf("%dh%dm", hours, m)
-		}
-		return fmt.Sprintf("%dh", hours)
-	case hours < 48:
-		return fmt.Sprintf("%dh", hours)
-	case hours < 24*8:
-		if h := hours % 24; h != 0 {
-			return fmt.Sprintf("%dd%dh", hours/24, h)
-		}
-		return fmt.Sprintf("%dd", hours/24)
-	case hours < 24*365*2:
-		return fmt.Sprintf("%dd", hours/24)
-	case hours < 24*365*8:
-		if dy := (hours / 24) % 365; dy != 0 {
-			return fmt.Sprintf("%dy%dd", hours/24/365, dy)
-		}
-		return fmt.Sprintf("%dy", hours/24/365)
-	}
-	return fmt.Sprintf("%dy", hours/24/365)
+	writeBody(w, req, code, t.Format, b)
 }

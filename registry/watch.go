@@ -5,13 +5,14 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
-	"sync"
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/registry/internal/stream"
+	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/watch"
@@ -42,18 +43,18 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 // JSON documents, length-prefixed protobuf frames, or a CBOR sequence)
 // until timeoutSeconds (or a randomised default), the client going away,
 // or the store ending the watch. Events are sent in batches: once one
-// arrives, every event already waiting on the watch (up to maxBatch, or
-// batchBytes of frames) joins it, and the batch goes out in one Write and
-// one Flush. A watcher that keeps up gets each event as its own chunk; one
+// arrives, every event already waiting on the watch (up to
+// stream.MaxBatch, or stream.BatchBytes of frames) joins it, and the batch
+// goes out in one Write and one Flush. A watcher that keeps up gets each event as its own chunk; one
 // that falls behind catches up in few large writes instead of a syscall
 // per event.
 func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
-	t, err := negotiateFor(rq.Request, rq.res, watchEndpoint)
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Watch)
 	if err != nil {
 		return err
 	}
 	include := ""
-	if t.view == tableView {
+	if t.View == negotiate.Table {
 		if include, err = tableOptions(rq.Request); err != nil {
 			return err
 		}
@@ -78,7 +79,7 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	h := w.Header()
-	h.Set("Content-Type", streamTypes[t.format])
+	h.Set("Content-Type", stream.Types[t.Format])
 	h.Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -122,16 +123,6 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
 	}
 }
 
-// Bounds of one batch of watch events: it stops growing at maxBatch
-// events or once its frames reach batchBytes (one frame may pass it).
-const (
-	maxBatch   = 64
-	batchBytes = 64 << 10
-)
-
-// batchBufs holds the buffers streams assemble batches in (*[]byte).
-var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-
 // batch queues ev and the events already waiting on ch, without waiting
 // for more. It reports false when the stream should end once what was
 // queued is sent (an ERROR event, or ch closed).
@@ -140,7 +131,7 @@ func (s *eventWriter) batch(ev watch.Event, ch <-chan watch.Event) bool {
 		if !s.write(ev) {
 			return false
 		}
-		if n == maxBatch || len(s.one)+len(s.buf) >= batchBytes {
+		if n == stream.MaxBatch || s.q.Len() >= stream.BatchBytes {
 			return true
 		}
 		var ok bool
@@ -155,88 +146,25 @@ func (s *eventWriter) batch(ev watch.Event, ch <-chan watch.Event) bool {
 	}
 }
 
-// add queues a frame shared with other streams (a Memo's), which must not
-// be modified: a lone frame is written as is, and copied into buf only
-// when another joins it.
-func (s *eventWriter) add(frame []byte) {
-	if s.one == nil && len(s.buf) == 0 {
-		s.one = frame
-		return
-	}
-	s.buf = append(s.spill(), frame...)
-}
-
-// spill moves a queued shared frame into buf, and returns buf for
-// appending. buf comes from batchBufs and goes back after each send, so a
-// stream holds one only while it has two or more frames to write: a
-// thousand watchers that fall behind together share the buffers of the
-// few that are sending, rather than keeping 64 KiB or more each.
-func (s *eventWriter) spill() []byte {
-	if s.buf == nil {
-		s.buf = (*batchBufs.Get().(*[]byte))[:0]
-	}
-	if s.one != nil {
-		s.buf = append(s.buf, s.one...)
-		s.one = nil
-	}
-	return s.buf
-}
-
-// send writes the queued frames in one Write and flushes them; it reports
-// false when the client is gone. buf goes back to batchBufs (unless a
-// large frame grew it past twice batchBytes).
-func (s *eventWriter) send(rc *http.ResponseController) bool {
-	b := s.one
-	if b == nil {
-		b = s.buf
-	}
-	s.one = nil
-	var err error
-	if len(b) > 0 {
-		_, err = s.w.Write(b) // a Writer keeps no reference to b
-	}
-	if s.buf != nil {
-		if cap(s.buf) <= 2*batchBytes {
-			buf := s.buf[:0]
-			batchBufs.Put(&buf)
-		}
-		s.buf = nil
-	}
-	if err != nil {
-		return false
-	}
-	return rc.Flush() == nil
-}
-
 // bookmarker is implemented by store watches that can send a bookmark on
 // request (storage/memory's does).
 type bookmarker interface{ RequestBookmark() }
-
-// streamTypes are the Content-Types of watch streams per format, as kube
-// answers them (CBOR watches are CBOR sequences).
-var streamTypes = [numFormats]string{
-	jsonFormat:     mediaJSON,
-	protobufFormat: mediaProtobuf + ";stream=watch",
-	cborFormat:     mediaCBORSeq,
-}
 
 // eventWriter writes the events of one watch stream in its negotiated
 // target. An event's bytes are computed once per stored state, event type
 // and target, and shared by every watcher (see memoKey); Table events
 // (kubectl get -w) are built per stream, since only the first carries the
-// column definitions and ages change. Frames are queued (one or buf) until
-// send writes them; buf is borrowed from batchBufs only while two or more
-// frames wait, so a cached frame costs a stream no allocation.
+// column definitions and ages change. Frames wait in a stream.Queue until
+// send writes them.
 type eventWriter struct {
 	r       *Registry
 	res     *Resource
-	t       target
+	t       negotiate.Target
 	include string // Table includeObject
 	headers bool   // the next Table event carries column definitions
 	w       http.ResponseWriter
-	last    uint64 // newest revision sent, for bookmarks
-	one     []byte // a lone queued frame, shared: never written to
-	buf     []byte // queued frames, copied: a batchBufs buffer, or nil
+	last    uint64       // newest revision sent, for bookmarks
+	q       stream.Queue // frames waiting for send
 }
 
 // write queues ev; it reports false when the stream should end.
@@ -258,7 +186,7 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	}
 	o = withDefaults(s.res, o)
 	s.last = max(s.last, ev.Revision)
-	if s.t.view == tableView {
+	if s.t.View == negotiate.Table {
 		o.Revision = ev.Revision
 		o.Memo = nil // a DELETED event shows the last state at a new revision
 		tb, err := s.r.buildTable(s.res, s.t, s.include, []storage.Object{o}, map[string]any{"resourceVersion": rv.Format(ev.Revision)}, s.headers)
@@ -271,58 +199,37 @@ func (s *eventWriter) write(ev watch.Event) bool {
 	}
 	k := memoKey(ev.Revision, eventMemo, s.t, ev.Type)
 	if v, ok := o.Memo.Load(k); ok {
-		s.add(v.([]byte))
+		s.q.Add(v.([]byte))
 		return true
 	}
 	v, err := o.Memo.Do(k, func() (any, error) {
-		s.r.frames[s.t.format].Add(1)
+		s.r.frames[s.t.Format].Add(1)
 		item, err := s.r.item(s.res, o, ev.Revision, s.t)
 		if err != nil {
 			return nil, err
 		}
-		return frameEvent(nil, s.t.format, ev.Type, s.t.typeMeta(s.res, false), item)
+		return stream.Frame(nil, s.t.Format, ev.Type, s.res.typeMeta(s.t, false), item)
 	})
 	if err != nil {
 		s.writeError(toStatus(err, s.res, ""))
 		return false
 	}
-	s.add(v.([]byte))
+	s.q.Add(v.([]byte))
 	return true
 }
 
-func tableTypeMeta(t target) protobuf.TypeMeta {
-	return protobuf.TypeMeta{APIVersion: t.metaAPIVersion(), Kind: "Table"}
-}
-
-// frameEvent appends one framed watch event whose object is item (an
-// encoded object without envelope, named by tm).
-func frameEvent(dst []byte, f format, typ watch.EventType, tm protobuf.TypeMeta, item []byte) ([]byte, error) {
-	switch f {
-	case protobufFormat:
-		return protobuf.AppendWatchFrame(dst, string(typ), tm, item), nil
-	case cborFormat:
-		return cbor.AppendWatchEvent(dst, string(typ), item)
-	}
-	dst = append(dst, `{"type":"`...)
-	dst = append(dst, typ...)
-	dst = append(dst, `","object":`...)
-	dst = append(dst, item...)
-	return append(dst, "}\n"...), nil
+func tableTypeMeta(t negotiate.Target) protobuf.TypeMeta {
+	return protobuf.TypeMeta{APIVersion: t.MetaAPIVersion(), Kind: "Table"}
 }
 
 // writeValue queues an event whose object is a value built for this
 // stream (a bookmark, a Table, a Status); md is its protobuf message.
 func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, md protoreflect.MessageDescriptor, v any) bool {
-	b, err := valueItem(s.t.format, md, v)
+	b, err := valueItem(s.t.Format, md, v)
 	if err != nil {
 		return false
 	}
-	buf, err := frameEvent(s.spill(), s.t.format, typ, tm, b)
-	if err != nil {
-		return false
-	}
-	s.buf = buf
-	return true
+	return s.q.Append(s.t.Format, typ, tm, b) == nil
 }
 
 // writeBookmark queues a BOOKMARK whose object carries only the revision
@@ -333,18 +240,22 @@ func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 	if initialEnd {
 		meta["annotations"] = map[string]any{"k8s.io/initial-events-end": "true"}
 	}
-	tm := s.t.typeMeta(s.res, false)
+	tm := s.res.typeMeta(s.t, false)
 	var obj any = map[string]any{"kind": tm.Kind, "apiVersion": tm.APIVersion, "metadata": meta}
 	md := s.res.Protobuf
-	switch s.t.view {
-	case partialView:
+	switch s.t.View {
+	case negotiate.Partial:
 		md = protobuf.PartialObjectMetadata
-	case tableView:
+	case negotiate.Table:
 		tm, md = tableTypeMeta(s.t), nil
-		obj = &table{Kind: tm.Kind, APIVersion: tm.APIVersion, Metadata: map[string]any{"resourceVersion": rv.Format(rev)}, Rows: []tableRow{}}
+		obj = &table.Table{Kind: tm.Kind, APIVersion: tm.APIVersion, Metadata: map[string]any{"resourceVersion": rv.Format(rev)}, Rows: []table.Row{}}
 	}
 	return s.writeValue(watch.Bookmark, tm, md, obj)
 }
+
+// send writes the queued frames and flushes them; it reports false when
+// the client is gone.
+func (s *eventWriter) send(rc *http.ResponseController) bool { return s.q.Send(s.w, rc) }
 
 // writeError queues an ERROR event carrying a Status.
 func (s *eventWriter) writeError(se *StatusError) {

@@ -1,94 +1,43 @@
-package registry
+package openapi
 
 import (
 	"cmp"
-	"compress/gzip"
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
 )
 
-// OpenAPI v2 (URI-8): /openapi/v2 is one Swagger 2.0 document describing
-// every served resource, as kube-apiserver serves it (kube-openapi's
-// handler): JSON by default, and gnostic's protobuf form of the same
-// document for client-go's discovery (OpenAPISchema), which kubectl reads
-// for `explain --output=plaintext-openapiv2`, client-side validation and
-// client-side apply's patch types and merge keys.
-//
-// Both forms are computed once per registry state, on the first request
-// after a Register, and share one ETag (the SHA-512 of the JSON, in
-// uppercase hex, as kube): a client that sends it back in If-None-Match
-// gets 304 Not Modified. Responses say Vary: Accept, since one URL has two
-// forms.
-//
-// Worked example: client-go asks for
-//
-//	GET /openapi/v2
-//	Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf
-//
-// and gets 200 with Content-Type
-// application/com.github.proto-openapi.spec.v2.v1.0+protobuf (kube answers
-// the deprecated "@" name with the new one), ETag "9F86D0…", and the
-// document as an openapi_v2.Document message. kubectl's disk cache asks
-// again with If-None-Match: "9F86D0…" and gets 304 until a resource is
-// registered.
-
+// The media types of /openapi/v2.
 const (
-	openAPIV2JSON            = "application/json"
-	openAPIV2Proto           = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
-	openAPIV2ProtoDeprecated = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	MediaJSON  = "application/json"
+	MediaProto = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+	// MediaProtoDeprecated is client-go's name for MediaProto, answered
+	// with MediaProto.
+	MediaProtoDeprecated = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 )
 
-// openAPIV2GzipThreshold is the body size from which /openapi/v2 is
-// compressed for clients that accept gzip: kube-openapi's handler wraps
-// itself in gziphandler, whose default minimum is 1400 bytes.
-const openAPIV2GzipThreshold = 1400
-
-// openAPIV2Cache holds the /openapi/v2 documents of one registry state.
-// Resources are only ever added, so the number registered names the state.
-type openAPIV2Cache struct {
-	mu    sync.Mutex
-	state int            // len(Registry.resources) docs describes
-	docs  *openAPIV2Docs // nil until first asked for
+// V2 is the /openapi/v2 document in both forms.
+type V2 struct {
+	JSON, Proto []byte
+	ETag        string // quoted: the SHA-512 of JSON in uppercase hex, as kube
+	Modified    time.Time
 }
 
-// openAPIV2Docs is the document in both forms.
-type openAPIV2Docs struct {
-	json, proto []byte
-	etag        string // quoted
-	modified    time.Time
-}
-
-// openAPIV2 returns the documents of the current registry state, building
-// them if a resource was registered since they were last built.
-func (r *Registry) openAPIV2() (*openAPIV2Docs, error) {
-	r.mu.RLock()
-	state := len(r.resources)
-	resources := make([]*Resource, 0, state)
-	for _, res := range r.resources {
-		resources = append(resources, res)
-	}
-	r.mu.RUnlock()
-
-	c := &r.openAPIV2Cache
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.docs != nil && c.state == state {
-		return c.docs, nil
-	}
-	slices.SortFunc(resources, func(a, b *Resource) int {
+// NewV2 builds the /openapi/v2 document of resources (see Swagger) in
+// JSON and in gnostic's protobuf form; modified is its Last-Modified.
+func NewV2(gitVersion string, resources []Resource, modified time.Time) (*V2, error) {
+	resources = slices.Clone(resources)
+	slices.SortFunc(resources, func(a, b Resource) int {
 		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Version, b.Version), strings.Compare(a.Plural, b.Plural))
 	})
-	j, err := json.Marshal(r.swagger(resources))
+	j, err := json.Marshal(Swagger(gitVersion, resources))
 	if err != nil {
 		return nil, fmt.Errorf("registry: OpenAPI v2 document: %w", err)
 	}
@@ -100,72 +49,18 @@ func (r *Registry) openAPIV2() (*openAPIV2Docs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry: OpenAPI v2 document: %w", err)
 	}
-	c.docs = &openAPIV2Docs{
-		json: j, proto: p,
-		etag:     strconv.Quote(fmt.Sprintf("%X", sha512.Sum512(j))),
-		modified: r.opts.Now().UTC().Truncate(time.Second),
-	}
-	c.state = state
-	return c.docs, nil
+	return &V2{
+		JSON: j, Proto: p,
+		ETag:     strconv.Quote(fmt.Sprintf("%X", sha512.Sum512(j))),
+		Modified: modified.UTC().Truncate(time.Second),
+	}, nil
 }
 
-// serveOpenAPIV2 serves /openapi/v2.
-func (r *Registry) serveOpenAPIV2(w http.ResponseWriter, req *http.Request) {
-	if req.Method != http.MethodGet && req.Method != http.MethodHead {
-		writeStatus(w, req, errMethodNotAllowed(req.Method))
-		return
-	}
-	ct, ok := pickOpenAPIV2(req.Header.Values("Accept"))
-	if !ok {
-		writeStatus(w, req, errNotAcceptable(openAPIV2JSON+", "+openAPIV2Proto))
-		return
-	}
-	docs, err := r.openAPIV2()
-	if err != nil {
-		r.log.Error("building the OpenAPI v2 document", "err", err)
-		writeStatus(w, req, errInternal(err))
-		return
-	}
-	body := docs.json
-	if ct == openAPIV2Proto {
-		body = docs.proto
-	}
-	h := w.Header()
-	h.Add("Vary", "Accept")
-	h.Set("Content-Type", ct)
-	h.Set("Etag", docs.etag)
-	h.Set("Last-Modified", docs.modified.Format(http.TimeFormat))
-	if etagMatches(req.Header.Values("If-None-Match"), docs.etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	if len(body) >= openAPIV2GzipThreshold && acceptsGzip(req) {
-		h.Set("Content-Encoding", "gzip")
-		h.Add("Vary", "Accept-Encoding")
-		w.WriteHeader(http.StatusOK)
-		if req.Method == http.MethodHead {
-			return
-		}
-		gw := gzipWriters.Get().(*gzip.Writer)
-		gw.Reset(w)
-		gw.Write(body)
-		gw.Close()
-		gw.Reset(nil)
-		gzipWriters.Put(gw)
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if req.Method != http.MethodHead {
-		w.Write(body)
-	}
-}
-
-// pickOpenAPIV2 chooses the response's media type from the Accept headers
+// PickV2 chooses the response's media type from the Accept headers
 // as kube-openapi's handler does: the clauses by weight and then
 // specificity, the first that names JSON or one of the two protobuf names
 // wins; no Accept header is */*, which is JSON.
-func pickOpenAPIV2(accept []string) (string, bool) {
+func PickV2(accept []string) (string, bool) {
 	type clause struct {
 		typ, sub string
 		q        float64
@@ -208,9 +103,9 @@ func pickOpenAPIV2(accept []string) (string, bool) {
 		return cmp.Or(cmp.Compare(b.q, a.q), cmp.Compare(specificity(b), specificity(a)))
 	})
 	offers := []struct{ sub, answer string }{
-		{"json", openAPIV2JSON},
-		{strings.TrimPrefix(openAPIV2ProtoDeprecated, "application/"), openAPIV2Proto},
-		{strings.TrimPrefix(openAPIV2Proto, "application/"), openAPIV2Proto},
+		{"json", MediaJSON},
+		{strings.TrimPrefix(MediaProtoDeprecated, "application/"), MediaProto},
+		{strings.TrimPrefix(MediaProto, "application/"), MediaProto},
 	}
 	for _, c := range clauses {
 		for _, o := range offers {
@@ -222,30 +117,16 @@ func pickOpenAPIV2(accept []string) (string, bool) {
 	return "", false
 }
 
-// etagMatches reports whether an If-None-Match header names etag (or is
-// "*"), with the weak comparison HTTP prescribes for it.
-func etagMatches(ifNoneMatch []string, etag string) bool {
-	for _, h := range ifNoneMatch {
-		for t := range strings.SplitSeq(h, ",") {
-			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-			if t == "*" || t == etag {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 const (
 	metaV1Def  = "io.k8s.apimachinery.pkg.apis.meta.v1."
 	definition = "#/definitions/"
 )
 
-// swagger builds the Swagger 2.0 document of resources, in kube's shape:
+// Swagger is the Swagger 2.0 document of resources, in kube's shape:
 // a definition per kind and list kind (named as in /openapi/v3), the meta
 // types they refer to, and a path per endpoint whose operations carry
 // x-kubernetes-action and x-kubernetes-group-version-kind.
-func (r *Registry) swagger(resources []*Resource) map[string]any {
+func Swagger(gitVersion string, resources []Resource) map[string]any {
 	defs := map[string]any{
 		metaV1Def + "ObjectMeta":    objectMetaSchemaV2(),
 		metaV1Def + "ListMeta":      listMetaSchemaV2(),
@@ -254,17 +135,18 @@ func (r *Registry) swagger(resources []*Resource) map[string]any {
 		metaV1Def + "Patch":         map[string]any{"type": "object", "description": "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body."},
 	}
 	paths := map[string]any{}
-	for _, res := range resources {
+	for i := range resources {
+		res := &resources[i]
 		defs[res.schemaName()] = kindSchemaV2(res)
 		defs[res.schemaName()+"List"] = listSchemaV2(res)
-		if res.Scale != nil {
+		if res.Scale {
 			defs[scaleDef] = scaleSchemaV2()
 		}
 		res.pathsV2(paths)
 	}
 	return map[string]any{
 		"swagger":     "2.0",
-		"info":        map[string]any{"title": "Kubernetes", "version": r.opts.Version.GitVersion},
+		"info":        map[string]any{"title": "Kubernetes", "version": gitVersion},
 		"paths":       paths,
 		"definitions": defs,
 		"securityDefinitions": map[string]any{"BearerToken": map[string]any{
@@ -295,7 +177,7 @@ func (res *Resource) pathsV2(paths map[string]any) {
 	gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
 	kindRef := map[string]any{"$ref": definition + res.schemaName()}
 	produces := []any{"application/json", "application/yaml"}
-	if res.Protobuf != nil {
+	if res.Protobuf {
 		produces = append(produces, "application/vnd.kubernetes.protobuf")
 	}
 	produces = append(produces, "application/cbor")
@@ -348,11 +230,11 @@ func (res *Resource) pathsV2(paths map[string]any) {
 		return map[string]any{"name": "body", "in": "body", "required": true, "schema": ref}
 	}
 	write := []any{queryParam("dryRun", "string"), queryParam("fieldManager", "string"), queryParam("fieldValidation", "string")}
-	patchConsumes := []any{patchJSON, patchMerge}
+	patchConsumes := []any{"application/json-patch+json", "application/merge-patch+json"}
 	if res.Schema != nil && smpAgreesWithClients(res.Schema) {
-		patchConsumes = append(patchConsumes, patchSMP)
+		patchConsumes = append(patchConsumes, "application/strategic-merge-patch+json")
 	}
-	patchConsumes = append(patchConsumes, patchApply, patchApplyCBOR)
+	patchConsumes = append(patchConsumes, "application/apply-patch+yaml", "application/apply-patch+cbor")
 	listParams := []any{
 		queryParam("allowWatchBookmarks", "boolean"), queryParam("continue", "string"), queryParam("fieldSelector", "string"),
 		queryParam("labelSelector", "string"), queryParam("limit", "integer"), queryParam("resourceVersion", "string"),
@@ -360,7 +242,7 @@ func (res *Resource) pathsV2(paths map[string]any) {
 		queryParam("timeoutSeconds", "integer"), queryParam("watch", "boolean"),
 	}
 	listProduces := append(slices.Clone(produces), "application/json;stream=watch")
-	if res.Protobuf != nil {
+	if res.Protobuf {
 		listProduces = append(listProduces, "application/vnd.kubernetes.protobuf;stream=watch")
 	}
 	listRef := map[string]any{"$ref": definition + res.schemaName() + "List"}
@@ -375,7 +257,7 @@ func (res *Resource) pathsV2(paths map[string]any) {
 		})
 	}
 	pretty := queryParam("pretty", "string")
-	collection := "/" + gvPathOf(res) + "/" + ns + res.Plural
+	collection := "/" + path(res.Group, res.Version) + "/" + ns + res.Plural
 	paths[collection] = map[string]any{
 		"parameters": append(slices.Clone(pathParams), pretty),
 		"get": build(op{verb: "list or watch objects of kind", action: "list", id: "list" + idPrefix + nsWord + res.Kind, gvk: gvk,
@@ -389,7 +271,7 @@ func (res *Resource) pathsV2(paths map[string]any) {
 			responses: responses(reply{"200", "OK", statusRef})}),
 	}
 	if res.Namespaced {
-		paths["/"+gvPathOf(res)+"/"+res.Plural] = map[string]any{
+		paths["/"+path(res.Group, res.Version)+"/"+res.Plural] = map[string]any{
 			"parameters": []any{pretty},
 			"get": build(op{verb: "list or watch objects of kind", action: "list", id: "list" + idPrefix + res.Kind + "ForAllNamespaces", gvk: gvk,
 				params: listParams, responses: responses(reply{"200", "OK", listRef}), produces: listProduces}),
@@ -420,17 +302,10 @@ func (res *Resource) pathsV2(paths map[string]any) {
 	if res.Status {
 		paths[collection+"/{name}/status"] = item("Status", gvk, kindRef)
 	}
-	if res.Scale != nil {
+	if res.Scale {
 		scaleGVK := map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}
 		paths[collection+"/{name}/scale"] = item("Scale", scaleGVK, map[string]any{"$ref": definition + scaleDef})
 	}
-}
-
-func gvPathOf(res *Resource) string {
-	if res.Group == "" {
-		return "api/" + res.Version
-	}
-	return "apis/" + res.Group + "/" + res.Version
 }
 
 // queryParam is a Swagger 2.0 query parameter.

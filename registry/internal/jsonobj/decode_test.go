@@ -1,4 +1,4 @@
-package registry
+package jsonobj
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// decodeSeeds are bodies that exercise what decodeJSON must answer as
+// decodeSeeds are bodies that exercise what Decode must answer as
 // encoding/json does: the cases of bench/jsoncmp's semantics tests
 // (duplicates, 2^53+1, invalid UTF-8), the numbers and trailing data the
 // registry's tests and conformance/badinput_test.go send, and bodies from
@@ -32,7 +32,7 @@ var decodeSeeds = []string{
 
 // deepSeeds are FuzzDecode's checks at encoding/json's nesting limit,
 // kept out of its corpus: mutating 20 KB inputs slows the fuzzer down
-// (duplicateFields builds paths quadratic in the depth).
+// (Duplicates builds paths quadratic in the depth).
 var deepSeeds = []string{
 	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 	`{"a":` + strings.Repeat("[", 9999) + `{"b":1,"b":2}` + strings.Repeat("]", 9999) + `}`,
@@ -45,10 +45,10 @@ func TestDecodeDeep(t *testing.T) {
 	}
 }
 
-// FuzzDecode holds decodeJSON (jsontree's decoder, encoding/json where it
+// FuzzDecode holds Decode (jsontree's decoder, encoding/json where it
 // refuses) to the encoding/json path it replaced — decodeStd, then
-// duplicateFields — on arbitrary bytes: the same tree, the same error
-// text, the same duplicate fields; and patchDuplicates to its
+// Duplicates — on arbitrary bytes: the same tree, the same error
+// text, the same duplicate fields; and PatchDuplicates to its
 // json.Unmarshal form.
 func FuzzDecode(f *testing.F) {
 	for _, s := range decodeSeeds {
@@ -62,34 +62,34 @@ func checkDecode(t *testing.T, b []byte) {
 	want, wantErr := decodeStd(b)
 	var wantDups []string
 	if wantErr == nil {
-		wantDups = duplicateFields(b, map[string]any(want))
+		wantDups = Duplicates(b, want)
 	}
 	for _, dups := range []bool{false, true} {
-		got, gotDups, gotErr := decodeJSON(b, dups)
+		got, gotDups, gotErr := Decode(b, dups)
 		if errText(gotErr) != errText(wantErr) {
-			t.Fatalf("decodeJSON(%q, %v): got error %v; want %v", b, dups, gotErr, wantErr)
+			t.Fatalf("Decode(%q, %v): got error %v; want %v", b, dups, gotErr, wantErr)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("decodeJSON(%q, %v): got %#v; want %#v", b, dups, got, want)
+			t.Fatalf("Decode(%q, %v): got %#v; want %#v", b, dups, got, want)
 		}
 		if !dups {
 			wantDups := []string(nil)
 			if !slices.Equal(gotDups, wantDups) {
-				t.Fatalf("decodeJSON(%q, false): got duplicates %q; want none", b, gotDups)
+				t.Fatalf("Decode(%q, false): got duplicates %q; want none", b, gotDups)
 			}
 			continue
 		}
 		if !slices.Equal(gotDups, wantDups) {
-			t.Fatalf("decodeJSON(%q, true): got duplicates %q; want %q", b, gotDups, wantDups)
+			t.Fatalf("Decode(%q, true): got duplicates %q; want %q", b, gotDups, wantDups)
 		}
 	}
 	var wantPatch []string
 	var v any
 	if json.Unmarshal(b, &v) == nil {
-		wantPatch = duplicateFields(b, v)
+		wantPatch = Duplicates(b, v)
 	}
-	if got := patchDuplicates(patchMerge, b); !slices.Equal(got, wantPatch) {
-		t.Fatalf("patchDuplicates(%q): got %q; want %q", b, got, wantPatch)
+	if got := PatchDuplicates(b); !slices.Equal(got, wantPatch) {
+		t.Fatalf("PatchDuplicates(%q): got %q; want %q", b, got, wantPatch)
 	}
 }
 
@@ -104,11 +104,11 @@ func errText(err error) string {
 // but whitespace, whatever follows (kube refuses such bodies with 400).
 func TestDecodeTrailingData(t *testing.T) {
 	for _, s := range []string{`{"a":1}]`, `{"a":1}]xyz`, `{"a":1} }x`, `{"a":1}x`, `{"a":1}{"b":2}`, `{"a":1} 1`} {
-		if _, err := decodeObject([]byte(s)); err == nil {
-			t.Errorf("decodeObject(%q): got no error; want one for the data after the object", s)
+		if _, _, err := Decode([]byte(s), false); err == nil {
+			t.Errorf("Decode(%q): got no error; want one for the data after the object", s)
 		}
 	}
-	if _, err := decodeObject([]byte(" {\"a\":1} \r\n\t")); err != nil {
-		t.Errorf("decodeObject with whitespace around: got %v; want none", err)
+	if _, _, err := Decode([]byte(" {\"a\":1} \r\n\t"), false); err != nil {
+		t.Errorf("Decode with whitespace around: got %v; want none", err)
 	}
 }

@@ -1,4 +1,4 @@
-package registry
+package table
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// jsonPath is a compiled column path, the subset of kubectl's JSONPath that
+// Path is a compiled column path, the subset of kubectl's JSONPath that
 // CRD additionalPrinterColumns use:
 //
 //	.spec.replicas                          fields
@@ -15,7 +15,7 @@ import (
 //	.metadata.labels['app.kubernetes.io/name']      a quoted key
 //
 // The first value found is the column's value, as kube shows it.
-type jsonPath []pathStep
+type Path []pathStep
 
 type pathStep struct {
 	field  string // a map key, or
@@ -28,12 +28,13 @@ type pathFilter struct {
 	field, value string
 }
 
-func parseJSONPath(s string) (jsonPath, error) {
+// ParsePath compiles s, a column's JSONPath such as ".spec.replicas".
+func ParsePath(s string) (Path, error) {
 	in := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "{"), "}")
 	if !strings.HasPrefix(in, ".") {
 		return nil, fmt.Errorf("JSONPath %q must start with '.'", s)
 	}
-	var p jsonPath
+	var p Path
 	for i := 0; i < len(in); {
 		switch in[i] {
 		case '.':
@@ -86,8 +87,9 @@ func parseBracket(body string) (pathStep, error) {
 	return pathStep{index: n, isElem: true}, nil
 }
 
-// find returns the first value the path reaches in v.
-func (p jsonPath) find(v any) (any, bool) {
+// Find returns the first value the path reaches in v, a decoded JSON
+// value; false if it reaches none.
+func (p Path) Find(v any) (any, bool) {
 	if len(p) == 0 {
 		return v, true
 	}
@@ -101,7 +103,7 @@ func (p jsonPath) find(v any) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return rest.find(x)
+		return rest.Find(x)
 	}
 	l, ok := v.([]any)
 	if !ok {
@@ -111,7 +113,7 @@ func (p jsonPath) find(v any) (any, bool) {
 		if s.index >= len(l) {
 			return nil, false
 		}
-		return rest.find(l[s.index])
+		return rest.Find(l[s.index])
 	}
 	for _, x := range l {
 		if f := s.filter; f != nil {
@@ -120,7 +122,7 @@ func (p jsonPath) find(v any) (any, bool) {
 				continue
 			}
 		}
-		if out, ok := rest.find(x); ok {
+		if out, ok := rest.Find(x); ok {
 			return out, true
 		}
 	}

@@ -1,0 +1,176 @@
+package discovery
+
+// Resource is what discovery says of one served resource.
+type Resource struct {
+	Group, Version, Kind, Plural, Singular string
+	ShortNames, Categories                 []string
+	Namespaced                             bool
+	// Subresources are its subresources' names: status, scale, then the
+	// custom ones in name order.
+	Subresources []string
+}
+
+// Version is one version of a group and its resources.
+type Version struct {
+	Version   string
+	Resources []Resource
+}
+
+// Group is a group ("" for the core group) and its versions, the
+// preferred first.
+type Group struct {
+	Name     string
+	Versions []Version
+}
+
+type groupVersionForDiscovery struct {
+	GroupVersion string `json:"groupVersion"`
+	Version      string `json:"version"`
+}
+
+// APIGroup is the APIGroup document of a group.
+type APIGroup struct {
+	Kind             string                     `json:"kind,omitempty"`
+	APIVersion       string                     `json:"apiVersion,omitempty"`
+	Name             string                     `json:"name"`
+	Versions         []groupVersionForDiscovery `json:"versions"`
+	PreferredVersion groupVersionForDiscovery   `json:"preferredVersion"`
+}
+
+type apiResource struct {
+	Name         string   `json:"name"`
+	SingularName string   `json:"singularName"`
+	Namespaced   bool     `json:"namespaced"`
+	Group        string   `json:"group,omitempty"`
+	Version      string   `json:"version,omitempty"`
+	Kind         string   `json:"kind"`
+	Verbs        []string `json:"verbs"`
+	ShortNames   []string `json:"shortNames,omitempty"`
+	Categories   []string `json:"categories,omitempty"`
+}
+
+var (
+	objectVerbs      = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	subresourceVerbs = []string{"get", "patch", "update"}
+)
+
+// NewAPIGroup is g's entry in the APIGroupList of /apis; set Kind and
+// APIVersion for /apis/{group}.
+func NewAPIGroup(g Group) APIGroup {
+	out := APIGroup{Name: g.Name}
+	for _, v := range g.Versions {
+		gv := v.Version
+		if g.Name != "" {
+			gv = g.Name + "/" + v.Version
+		}
+		out.Versions = append(out.Versions, groupVersionForDiscovery{GroupVersion: gv, Version: v.Version})
+	}
+	if len(out.Versions) > 0 {
+		out.PreferredVersion = out.Versions[0]
+	}
+	return out
+}
+
+// ResourceList is the APIResourceList of /api/v1 or
+// /apis/{group}/{version}.
+func ResourceList(group string, v Version) map[string]any {
+	gvs := v.Version
+	if group != "" {
+		gvs = group + "/" + v.Version
+	}
+	resources := []apiResource{}
+	for _, res := range v.Resources {
+		resources = append(resources, apiResource{
+			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
+			Verbs: objectVerbs, ShortNames: res.ShortNames, Categories: res.Categories,
+		})
+		for _, sub := range res.Subresources {
+			ar := apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced, Kind: res.Kind, Verbs: subresourceVerbs}
+			if sub == "scale" {
+				ar.Group, ar.Version, ar.Kind = "autoscaling", "v1", "Scale"
+			}
+			resources = append(resources, ar)
+		}
+	}
+	return map[string]any{
+		"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gvs, "resources": resources,
+	}
+}
+
+// The apidiscovery.k8s.io/v2 types.
+type (
+	// List is the apidiscovery.k8s.io/v2 APIGroupDiscoveryList.
+	List struct {
+		Kind       string           `json:"kind"`
+		APIVersion string           `json:"apiVersion"`
+		Metadata   struct{}         `json:"metadata"`
+		Items      []discoveryGroup `json:"items"`
+	}
+	discoveryGroup struct {
+		Metadata discoveryMeta      `json:"metadata"`
+		Versions []discoveryVersion `json:"versions"`
+	}
+	discoveryMeta struct {
+		Name              string `json:"name,omitempty"`
+		CreationTimestamp *bool  `json:"creationTimestamp"`
+	}
+	discoveryVersion struct {
+		Version   string              `json:"version"`
+		Resources []discoveryResource `json:"resources"`
+		Freshness string              `json:"freshness"`
+	}
+	groupVersionKind struct {
+		Group   string `json:"group"`
+		Version string `json:"version"`
+		Kind    string `json:"kind"`
+	}
+	discoveryResource struct {
+		Resource         string                 `json:"resource"`
+		ResponseKind     groupVersionKind       `json:"responseKind"`
+		Scope            string                 `json:"scope"`
+		SingularResource string                 `json:"singularResource"`
+		Verbs            []string               `json:"verbs"`
+		ShortNames       []string               `json:"shortNames,omitempty"`
+		Categories       []string               `json:"categories,omitempty"`
+		Subresources     []discoverySubresource `json:"subresources,omitempty"`
+	}
+	discoverySubresource struct {
+		Subresource  string           `json:"subresource"`
+		ResponseKind groupVersionKind `json:"responseKind"`
+		Verbs        []string         `json:"verbs"`
+	}
+)
+
+// Aggregated is the apidiscovery.k8s.io/v2 document of groups.
+func Aggregated(groups []Group) List {
+	out := List{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2", Items: []discoveryGroup{}}
+	for _, g := range groups {
+		dg := discoveryGroup{Metadata: discoveryMeta{Name: g.Name}}
+		for _, v := range g.Versions {
+			dv := discoveryVersion{Version: v.Version, Freshness: "Current", Resources: []discoveryResource{}}
+			for _, res := range v.Resources {
+				scope := "Cluster"
+				if res.Namespaced {
+					scope = "Namespaced"
+				}
+				dr := discoveryResource{
+					Resource: res.Plural, Scope: scope, SingularResource: res.Singular,
+					ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind},
+					Verbs:        objectVerbs, ShortNames: res.ShortNames, Categories: res.Categories,
+				}
+				for _, sub := range res.Subresources {
+					ds := discoverySubresource{Subresource: sub, Verbs: subresourceVerbs,
+						ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}}
+					if sub == "scale" {
+						ds.ResponseKind = groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+					}
+					dr.Subresources = append(dr.Subresources, ds)
+				}
+				dv.Resources = append(dv.Resources, dr)
+			}
+			dg.Versions = append(dg.Versions, dv)
+		}
+		out.Items = append(out.Items, dg)
+	}
+	return out
+}

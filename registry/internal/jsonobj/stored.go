@@ -1,0 +1,122 @@
+package jsonobj
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"github.com/kapi-dev/kapi/rv"
+)
+
+// Encode encodes obj in kapi's stored form: apiVersion, kind and
+// metadata first (in that order), then the other top-level fields sorted,
+// and no metadata.resourceVersion. WithRV relies on this layout. obj gets
+// an empty metadata if it has none; its resourceVersion is kept.
+func Encode(obj map[string]any) ([]byte, error) {
+	meta := metadata(obj)
+	rvValue, hadRV := meta["resourceVersion"]
+	delete(meta, "resourceVersion")
+	defer func() {
+		if hadRV {
+			meta["resourceVersion"] = rvValue
+		}
+	}()
+	var buf bytes.Buffer
+	buf.Grow(512)
+	buf.WriteByte('{')
+	first := true
+	field := func(k string, v any) error {
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		return nil
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	keys = append([]string{"apiVersion", "kind", "metadata"}, keys...)
+	for _, k := range keys {
+		v, ok := obj[k]
+		if !ok {
+			continue
+		}
+		if err := field(k, v); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+var metaKey = []byte(`"metadata":{`)
+
+// rvSplit finds where the resourceVersion goes in a stored value: right
+// after the top-level `"metadata":{`. In the stored form only the strings
+// apiVersion and kind precede metadata, and a JSON string cannot contain an
+// unescaped quote, so the first match is the top-level one.
+//
+// Worked example: {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}
+// at revision 7 becomes
+// {"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"7","name":"a"}}
+func rvSplit(value []byte) (head, tail []byte, ok bool) {
+	i := bytes.Index(value, metaKey)
+	if i < 0 {
+		return nil, nil, false
+	}
+	i += len(metaKey)
+	return value[:i], value[i:], true
+}
+
+// AppendRV appends value with its resourceVersion spliced in.
+func AppendRV(dst, value []byte, rev uint64) []byte {
+	head, tail, ok := rvSplit(value)
+	if !ok {
+		return append(dst, value...)
+	}
+	dst = append(dst, head...)
+	dst = append(dst, `"resourceVersion":"`...)
+	dst = rv.Append(dst, rev)
+	dst = append(dst, '"')
+	if len(tail) > 0 && tail[0] != '}' {
+		dst = append(dst, ',')
+	}
+	return append(dst, tail...)
+}
+
+// WithRV returns the wire form of a stored value at revision rev.
+func WithRV(value []byte, rev uint64) []byte {
+	return AppendRV(make([]byte, 0, len(value)+40), value, rev)
+}
+
+// DecodeStored decodes a stored value and sets its resourceVersion.
+func DecodeStored(value []byte, rev uint64) (map[string]any, error) {
+	obj, _, err := Decode(value, false)
+	if err != nil {
+		return nil, err
+	}
+	metadata(obj)["resourceVersion"] = rv.Format(rev)
+	return obj, nil
+}
+
+// metadata is obj's metadata, added if missing.
+func metadata(obj map[string]any) map[string]any {
+	m, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj["metadata"] = m
+	}
+	return m
+}

@@ -1,0 +1,233 @@
+package negotiate
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/kapi-dev/kapi/codec"
+)
+
+// Format is one wire format of API objects.
+type Format uint8
+
+// The formats, in the order of Types.
+const (
+	JSON Format = iota
+	YAML
+	Protobuf
+	CBOR
+	NumFormats // the number of formats
+)
+
+// The media types of the formats, and of CBOR's watch streams.
+const (
+	MediaJSON     = "application/json"
+	MediaYAML     = "application/yaml"
+	MediaProtobuf = "application/vnd.kubernetes.protobuf"
+	MediaCBOR     = "application/cbor"
+	MediaCBORSeq  = "application/cbor-seq"
+)
+
+// Types are the formats' media types, by Format.
+var Types = [NumFormats]string{MediaJSON, MediaYAML, MediaProtobuf, MediaCBOR}
+
+// String is the format's media type.
+func (f Format) String() string { return Types[f] }
+
+// View is the shape of a response: the objects themselves, a meta.k8s.io
+// Table of them, or their PartialObjectMetadata.
+type View uint8
+
+// The views.
+const (
+	Object View = iota
+	Table
+	Partial
+)
+
+// Target is a negotiated response representation.
+type Target struct {
+	Format Format
+	View   View
+	// MetaVersion is the meta.k8s.io version of a Table or
+	// PartialObjectMetadata ("v1" or "v1beta1").
+	MetaVersion string
+}
+
+// MetaAPIVersion is the apiVersion of a Table or PartialObjectMetadata.
+func (t Target) MetaAPIVersion() string { return "meta.k8s.io/" + t.MetaVersion }
+
+// Endpoint is what a request reads: one object, a collection, or a watch
+// stream. It decides which views are on offer: PartialObjectMetadataList
+// only for collections, no YAML for watches (kube answers 406 there too).
+type Endpoint uint8
+
+// The endpoints.
+const (
+	Item Endpoint = iota
+	List
+	Watch
+	numEndpoints
+)
+
+// Offers is what a server can answer on one endpoint, in its order of
+// preference, with the target each media type selects.
+type Offers struct {
+	types   []codec.MediaType
+	targets []Target
+}
+
+// offerTable holds the offers per endpoint, for resources with and without
+// a protobuf message. They are built once: negotiation allocates nothing
+// for them.
+var offerTable = func() (t [2][numEndpoints]Offers) {
+	for p := range 2 {
+		for e := range numEndpoints {
+			t[p][e] = buildOffers(p == 1, Endpoint(e))
+		}
+	}
+	return t
+}()
+
+func buildOffers(hasProtobuf bool, e Endpoint) Offers {
+	var o Offers
+	add := func(f Format, t Target, params map[string]string) {
+		t.Format = f
+		o.types = append(o.types, codec.MediaType{Type: Types[f], Params: params})
+		o.targets = append(o.targets, t)
+	}
+	formats := func(withProtobuf bool) []Format {
+		fs := []Format{JSON}
+		if e != Watch {
+			fs = append(fs, YAML)
+		}
+		if withProtobuf {
+			fs = append(fs, Protobuf)
+		}
+		return append(fs, CBOR)
+	}
+	for _, f := range formats(hasProtobuf) {
+		add(f, Target{View: Object}, nil)
+	}
+	partial := "PartialObjectMetadata"
+	if e == List {
+		partial = "PartialObjectMetadataList"
+	}
+	for _, mv := range []string{"v1", "v1beta1"} {
+		for _, f := range formats(false) { // Table has no protobuf form in kube
+			add(f, Target{View: Table, MetaVersion: mv}, map[string]string{"as": "Table", "g": "meta.k8s.io", "v": mv})
+		}
+		for _, f := range formats(true) {
+			add(f, Target{View: Partial, MetaVersion: mv}, map[string]string{"as": partial, "g": "meta.k8s.io", "v": mv})
+		}
+	}
+	return o
+}
+
+// For is what a resource's endpoint offers; protobuf says whether the
+// resource has a protobuf message. The offers are built once: negotiation
+// allocates nothing for them.
+func For(protobuf bool, e Endpoint) Offers {
+	p := 0
+	if protobuf {
+		p = 1
+	}
+	return offerTable[p][e]
+}
+
+// StatusOffers are the formats a Status (or any other value without a
+// protobuf message of its own in a resource) can take.
+var StatusOffers = Offers{
+	types: []codec.MediaType{{Type: MediaJSON}, {Type: MediaYAML}, {Type: MediaProtobuf}, {Type: MediaCBOR}},
+	targets: []Target{
+		{Format: JSON}, {Format: YAML}, {Format: Protobuf}, {Format: CBOR},
+	},
+}
+
+// ValueOffers are the formats of values that have no protobuf message in
+// kapi (Scale, discovery documents): protobuf is not among them.
+var ValueOffers = Offers{
+	types:   []codec.MediaType{{Type: MediaJSON}, {Type: MediaYAML}, {Type: MediaCBOR}},
+	targets: []Target{{Format: JSON}, {Format: YAML}, {Format: CBOR}},
+}
+
+// Supported is what a 406 lists: the plain media types on offer.
+func (o Offers) Supported() string {
+	var plain []codec.MediaType
+	for _, t := range o.types {
+		if t.Params == nil {
+			plain = append(plain, t)
+		}
+	}
+	return codec.Supported(plain)
+}
+
+// Pick negotiates the request's Accept header against o; false when
+// nothing on offer is acceptable (406, listing Supported).
+func (o Offers) Pick(req *http.Request) (Target, bool) {
+	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
+	if err != nil {
+		return Target{}, false
+	}
+	m, ok := codec.Negotiate(accept, o.types)
+	if !ok {
+		return Target{}, false
+	}
+	for i, t := range o.types {
+		if t.Type == m.Type && sameParams(t.Params, m.Params) {
+			return o.targets[i], true
+		}
+	}
+	return Target{}, false
+}
+
+func sameParams(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// StatusFormat is the format an error answers in: the client's choice
+// among every format, JSON when it accepts none of them (a 406 about the
+// Accept header itself is JSON, as in kube).
+func StatusFormat(req *http.Request) Format {
+	if req == nil {
+		return JSON
+	}
+	t, ok := StatusOffers.Pick(req)
+	if !ok {
+		return JSON
+	}
+	return t.Format
+}
+
+// Pretty reports whether the client asked for indented text.
+func Pretty(req *http.Request) bool {
+	p := req.URL.Query().Get("pretty")
+	return p == "true" || p == "1"
+}
+
+// AcceptsGzip reports whether Accept-Encoding lists gzip with a non-zero
+// weight.
+func AcceptsGzip(req *http.Request) bool {
+	for _, v := range req.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+				continue
+			}
+			q := strings.ReplaceAll(params, " ", "")
+			if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
