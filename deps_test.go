@@ -35,14 +35,14 @@ var allowed = map[string][]string{
 		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc", "registry/internal/deleteopts"},
 	// registry's stages with no need of its types (DESIGN.md: split along
 	// the request path); none imports registry.
-	"registry/internal/openapi":    {"schema"},                    // the OpenAPI v2 and v3 documents
-	"registry/internal/inproc":     {},                            // the in-process RoundTripper
-	"registry/internal/table":      {},                            // Table rendering's JSONPath, cells and ages
-	"registry/internal/gc":         {"watch", "storage"},          // the ownerReferences garbage collector
-	"registry/internal/negotiate":  {"codec"},                     // response representations from Accept
-	"registry/internal/discovery":  {},                            // the discovery documents
-	"registry/internal/jsonobj":    {"rv", "internal/jsontree"},   // the JSON forms of an object
-	"registry/internal/deleteopts": {"registry/internal/jsonobj"}, // DELETE's DeleteOptions
+	"registry/internal/openapi":    {"schema"},                                      // the OpenAPI v2 and v3 documents
+	"registry/internal/inproc":     {},                                              // the in-process RoundTripper
+	"registry/internal/table":      {},                                              // Table rendering's JSONPath, cells and ages
+	"registry/internal/gc":         {"watch", "storage"},                            // the ownerReferences garbage collector
+	"registry/internal/negotiate":  {"codec"},                                       // response representations from Accept
+	"registry/internal/discovery":  {},                                              // the discovery documents
+	"registry/internal/jsonobj":    {"rv", "internal/jsontree", "internal/jsonval"}, // the JSON forms of an object
+	"registry/internal/deleteopts": {"registry/internal/jsonobj"},                   // DELETE's DeleteOptions
 	// watch-stream framing and batching
 	"registry/internal/stream": {"watch", "codec/protobuf", "codec/cbor", "registry/internal/negotiate"},
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
@@ -130,7 +131,7 @@ func (r *Registry) encodeItem(res *Resource, o storage.Object, rev uint64, t neg
 	var b []byte
 	switch t.Format {
 	case negotiate.JSON:
-		b, err = json.Marshal(v)
+		b, err = jsonval.Marshal(v)
 	case negotiate.Protobuf:
 		b, err = protobuf.Marshal(md, v)
 	case negotiate.CBOR:

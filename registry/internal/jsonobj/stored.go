@@ -2,9 +2,9 @@ package jsonobj
 
 import (
 	"bytes"
-	"encoding/json"
 	"sort"
 
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
 )
 
@@ -30,10 +30,10 @@ func Encode(obj map[string]any) ([]byte, error) {
 			buf.WriteByte(',')
 		}
 		first = false
-		kb, _ := json.Marshal(k)
+		kb, _ := jsonval.Marshal(k)
 		buf.Write(kb)
 		buf.WriteByte(':')
-		b, err := json.Marshal(v)
+		b, err := jsonval.Marshal(v)
 		if err != nil {
 			return err
 		}
