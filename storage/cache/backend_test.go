@@ -129,6 +129,15 @@ func (r *relay) run() {
 		case <-r.stop:
 			return
 		}
+		// A kill queued before this event was taken wins, as a broken
+		// connection passes on nothing after it: the tests write to the
+		// store after breakWatches and must not see the cache get it.
+		select {
+		case err := <-r.kill:
+			r.send(watch.Event{Type: watch.Error, Object: err})
+			return
+		default:
+		}
 		if g := r.b.gate(); g != nil {
 			select {
 			case <-g:
