@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -50,14 +51,15 @@ func slicesNonNil(errs []error) []error {
 // ctx ends first.
 func probeOne(ctx context.Context, ep string, tc *tls.Config) error {
 	target, creds := ep, insecure.NewCredentials()
+	var tlsCfg *tls.Config // for https endpoints
 	if u, err := url.Parse(ep); err == nil && u.Host != "" {
 		target = u.Host
 		if u.Scheme == "https" || u.Scheme == "unixs" {
-			cfg := &tls.Config{}
+			tlsCfg = &tls.Config{}
 			if tc != nil {
-				cfg = tc.Clone()
+				tlsCfg = tc.Clone()
 			}
-			creds = credentials.NewTLS(cfg)
+			creds = credentials.NewTLS(tlsCfg.Clone())
 		}
 	}
 	conn, err := grpc.NewClient("passthrough:///"+target, grpc.WithTransportCredentials(creds))
@@ -78,10 +80,50 @@ func probeOne(ctx context.Context, ep string, tc *tls.Config) error {
 		if st, ok := status.FromError(err); ok {
 			err = errors.New(strings.Trim(strings.TrimPrefix(st.Message(), "connection error: desc = "), `"`))
 		}
-		last = err
+		if !tlsReason(err) && tlsCfg != nil {
+			// With TLS 1.3 the server refuses a client certificate after
+			// the client's handshake is done, and gRPC's first write may
+			// meet a closed connection ("broken pipe") before the alert
+			// that says why: read the alert on a connection of our own.
+			if why := handshake(ctx, target, tlsCfg); why != nil && tlsReason(why) {
+				err = why
+			}
+		}
+		if last == nil || !tlsReason(last) || tlsReason(err) {
+			last = err // a TLS reason, once known, is not replaced by a vaguer error
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// tlsReason reports whether err says why TLS failed.
+func tlsReason(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "tls:") || strings.Contains(s, "x509:")
+}
+
+// handshake opens a TLS connection to target and reads from it briefly:
+// the error of the handshake, or the alert the server sends once it has
+// checked the client's certificate; nil if neither comes.
+func handshake(ctx context.Context, target string, cfg *tls.Config) error {
+	c := cfg.Clone()
+	if c.ServerName == "" {
+		if host, _, err := net.SplitHostPort(target); err == nil {
+			c.ServerName = host
+		}
+	}
+	d := tls.Dialer{Config: c}
+	conn, err := d.DialContext(ctx, "tcp", target)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, err := conn.Read(make([]byte, 1)); err != nil && tlsReason(err) {
+		return err
+	}
+	return nil
 }
