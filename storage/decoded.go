@@ -109,6 +109,12 @@ func (m *Memo) mapForm(rev uint64, f func() (map[string]any, error)) (map[string
 	return v.(map[string]any), nil
 }
 
+// MarshalMap encodes m, an object in the unstructured form Map returns,
+// into the JSON an Object's Value holds: the bytes and errors of
+// encoding/json.Marshal (keys sorted, HTML characters escaped), without
+// its reflection, about twice as fast.
+func MarshalMap(m map[string]any) ([]byte, error) { return jsonval.Marshal(m) }
+
 var errNotObject = errors.New("the stored value is not one JSON object")
 
 // decodeMap decodes value as a JSON object in unstructured form and sets

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
@@ -272,5 +273,20 @@ func TestMapFirstReadersShareOneDecode(t *testing.T) {
 		if _, err := bad.Map(); err == nil {
 			t.Error("Map() of a non-object: no error; want one")
 		}
+	}
+}
+
+// TestMarshalMap: MarshalMap gives encoding/json's bytes (internal/jsonval
+// has the fuzz test).
+func TestMarshalMap(t *testing.T) {
+	m := map[string]any{"kind": "Widget", "metadata": map[string]any{"name": "a<b>", "labels": map[string]any{"z": "1", "a": "2"}},
+		"spec": map[string]any{"n": int64(1) << 60, "f": 0.5, "l": []any{true, nil, "é\u2028"}}}
+	got, err := storage.MarshalMap(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(m)
+	if string(got) != string(want) {
+		t.Fatalf("MarshalMap: got %s; want encoding/json's %s", got, want)
 	}
 }

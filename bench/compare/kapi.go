@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/etcd3"
@@ -20,7 +19,7 @@ import (
 
 // kapiPeer drives a kapi storage.Interface the way kapi's registry does
 // for a Go caller (registry.Client): the object is encoded to JSON once on
-// the way in (jsonval.Marshal: encoding/json's bytes; stored without its
+// the way in (storage.MarshalMap: encoding/json's bytes; stored without its
 // resourceVersion, with its labels and name/namespace fields beside it);
 // every object a read or a watch hands back is the state's shared decoded
 // form (storage.Object.Map), decoded once per object version whoever reads
@@ -42,7 +41,7 @@ func kapiKey(ns, name string) string { return kapiPrefix + ns + "/" + name }
 func KapiMemory() PeerInfo {
 	return PeerInfo{
 		Name: "kapi memory",
-		What: "storage/memory; JSON encode in (internal/jsonval.Marshal, encoding/json's bytes); reads and watches share one decode per object version (storage.Object.Map); a write sets the new resourceVersion on the caller's object and returns it (as controller-runtime's client does), and shares a deep copy of it (storage.Object.ShareMap)",
+		What: "storage/memory; JSON encode in (storage.MarshalMap, encoding/json's bytes); reads and watches share one decode per object version (storage.Object.Map); a write sets the new resourceVersion on the caller's object and returns it (as controller-runtime's client does), and shares a deep copy of it (storage.Object.ShareMap)",
 		Start: func(context.Context, *Etcd) (Peer, error) {
 			return &kapiPeer{s: memory.New(memory.Options{}), close: func() {}, getMatch: rv.MostRecent}, nil
 		},
@@ -79,7 +78,7 @@ func toStored(u *unstructured.Unstructured) (storage.Object, error) {
 		delete(md, "resourceVersion")
 		defer func() { md["resourceVersion"] = old }()
 	}
-	b, err := jsonval.Marshal(u.Object)
+	b, err := storage.MarshalMap(u.Object)
 	if err != nil {
 		return storage.Object{}, err
 	}
