@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	// the request path); none imports registry.
 	"registry/internal/openapi":    {"schema"},                                      // the OpenAPI v2 and v3 documents
 	"registry/internal/inproc":     {},                                              // the in-process RoundTripper
-	"registry/internal/table":      {},                                              // Table rendering's JSONPath, cells and ages
+	"registry/internal/table":      {"internal/jsonval"},                            // Table rendering's JSONPath, cells and ages
 	"registry/internal/gc":         {"watch", "storage"},                            // the ownerReferences garbage collector
 	"registry/internal/negotiate":  {"codec"},                                       // response representations from Accept
 	"registry/internal/discovery":  {},                                              // the discovery documents

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
@@ -93,24 +92,6 @@ func (o Object) set(path string, v any) {
 		m = next
 	}
 	m[parts[len(parts)-1]] = v
-}
-
-func scalarString(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case nil:
-		return ""
-	case json.Number:
-		return v.String()
-	case bool:
-		if v {
-			return "true"
-		}
-		return "false"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // deepCopy copies a decoded JSON value.

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/schema"
@@ -234,7 +235,7 @@ func (r *Resource) fields(obj Object) map[string]string {
 	}
 	for _, path := range r.SelectableFields {
 		if v, ok := obj.lookup(path); ok {
-			f[path] = scalarString(v)
+			f[path] = jsonval.Scalar(v)
 		}
 	}
 	return f

@@ -62,3 +62,21 @@ func Number(v any) any {
 	f, _ := strconv.ParseFloat(string(n), 64) // a JSON number always parses
 	return f
 }
+
+// Scalar is v's text as field selectors and Table string cells compare
+// it: a string as is, null as "", a number or bool as its JSON, and
+// anything else as its JSON encoding.
+func Scalar(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	case json.Number:
+		return v.String()
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -59,3 +59,18 @@ func ExampleCopy() {
 	fmt.Println(v.(map[string]any)["replicas"], c["replicas"])
 	// Output: 3 5
 }
+
+func TestScalar(t *testing.T) {
+	tests := []struct {
+		in   any
+		want string
+	}{
+		{"a b", "a b"}, {nil, ""}, {json.Number("1.50"), "1.50"}, {true, "true"}, {false, "false"},
+		{int64(7), "7"}, {0.5, "0.5"}, {[]any{"x", 1}, `["x",1]`}, {map[string]any{"k": "<v>"}, `{"k":"\u003cv\u003e"}`},
+	}
+	for _, tt := range tests {
+		if got := jsonval.Scalar(tt.in); got != tt.want {
+			t.Errorf("Scalar(%#v): got %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}

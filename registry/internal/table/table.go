@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/jsonval"
 )
 
 // Table is the meta.k8s.io Table, in kube's JSON field order.
@@ -75,7 +77,7 @@ func Cell(typ string, v any, now time.Time) any {
 			b, _ := json.Marshal(v)
 			return string(b)
 		}
-		return scalarString(v)
+		return jsonval.Scalar(v)
 	case "date":
 		if s, ok := v.(string); ok {
 			ts, err := time.Parse(time.RFC3339, s)
@@ -131,23 +133,4 @@ func Age(d time.Duration) string {
 		return fmt.Sprintf("%dy", hours/24/365)
 	}
 	return fmt.Sprintf("%dy", hours/24/365)
-}
-
-// scalarString is a scalar's text, as field selectors compare it.
-func scalarString(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case nil:
-		return ""
-	case json.Number:
-		return v.String()
-	case bool:
-		if v {
-			return "true"
-		}
-		return "false"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
