@@ -11,6 +11,7 @@ import (
 	"github.com/google/btree"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/revlru"
 	"github.com/kapi-dev/kapi/watch"
 )
 
@@ -100,7 +101,7 @@ type Cache struct {
 	dirs  map[string]int64 // keys under each prefix ending in '/' (and "")
 	log   *watch.Broadcaster
 	ready bool // the tree holds a listed state; false while re-listing
-	snaps snapshots
+	snaps revlru.Cache[*snapshot]
 	// progress asks the backend watch for a bookmark (nil between watches).
 	progress func()
 
@@ -126,7 +127,7 @@ func New(backend storage.Interface, opts Options) (*Cache, error) {
 	if t, ok := backend.(interface{ Tokens() rv.Tokens }); ok && opts.Tokens.Secret == nil {
 		opts.Tokens = t.Tokens()
 	}
-	c := &Cache{backend: backend, opts: opts, done: make(chan struct{}), snaps: snapshots{max: opts.Snapshots}}
+	c := &Cache{backend: backend, opts: opts, done: make(chan struct{}), snaps: revlru.Cache[*snapshot]{Max: opts.Snapshots}}
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := c.relist(ctx)
 	if err != nil {

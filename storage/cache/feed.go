@@ -67,7 +67,7 @@ func (c *Cache) relist(ctx context.Context) (watch.Interface, error) {
 	c.mu.Lock()
 	old := c.log
 	c.tree, c.dirs, c.log, c.ready = t, dirs, log, true
-	c.snaps.reset()
+	c.snaps.Reset()
 	c.progress = progressOf(w)
 	c.mu.Unlock()
 	if old != nil {

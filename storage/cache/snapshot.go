@@ -81,68 +81,6 @@ func (sn *snapshot) count(prefix string) int64 {
 	return n
 }
 
-// snapshots is a small cache of snapshots by revision, least recently
-// used evicted first. Snapshots older than the cache's history are
-// dropped when looked up, with the history they belong to.
-type snapshots struct {
-	mu   sync.Mutex
-	max  int
-	list []*snapshot // least recently used first
-}
-
-// get returns the snapshot at rev, if cached and not older than oldest.
-func (s *snapshots) get(rev, oldest uint64) *snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.expire(oldest)
-	for i, sn := range s.list {
-		if sn.rev == rev {
-			copy(s.list[i:], s.list[i+1:])
-			s.list[len(s.list)-1] = sn
-			return sn
-		}
-	}
-	return nil
-}
-
-// put caches sn and returns it, or the snapshot already cached at its
-// revision.
-func (s *snapshots) put(sn *snapshot) *snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, old := range s.list {
-		if old.rev == sn.rev {
-			return old
-		}
-	}
-	if len(s.list) >= s.max {
-		copy(s.list, s.list[1:])
-		s.list = s.list[:len(s.list)-1]
-	}
-	s.list = append(s.list, sn)
-	return sn
-}
-
-// reset drops every snapshot (a new history starts).
-func (s *snapshots) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	clear(s.list)
-	s.list = s.list[:0]
-}
-
-// expire drops snapshots older than oldest. Callers hold mu.
-func (s *snapshots) expire(oldest uint64) {
-	kept := s.list[:0]
-	for _, sn := range s.list {
-		if sn.rev >= oldest {
-			kept = append(kept, sn)
-		}
-	}
-	clear(s.list[len(kept):])
-	s.list = kept
-}
-
 // snapshotAt returns the snapshot at rev: cached, the live tree cloned
 // (rev is the cache's revision), or rebuilt from history by undoing the
 // changes after rev, newest first (as the memory store does):
@@ -161,7 +99,7 @@ func (c *Cache) snapshotAt(prefix string, rev uint64) (*snapshot, bool) {
 		c.mu.RUnlock()
 		return nil, false
 	}
-	if sn := c.snaps.get(rev, oldest); sn != nil {
+	if sn, ok := c.snaps.Get(rev, oldest); ok {
 		c.mu.RUnlock()
 		return sn, true
 	}
@@ -189,7 +127,7 @@ func (c *Cache) snapshotAt(prefix string, rev uint64) (*snapshot, bool) {
 			t.ReplaceOrInsert(&item{key: k, obj: ch.Prev})
 		}
 	}
-	return c.snaps.put(newSnapshot(rev, t)), true
+	return c.snaps.Put(rev, newSnapshot(rev, t)), true
 }
 
 // liveSnapshot returns the snapshot of the tree at the cache's
@@ -197,9 +135,9 @@ func (c *Cache) snapshotAt(prefix string, rev uint64) (*snapshot, bool) {
 // know it. Callers hold mu (shared is enough: the feeder waits).
 func (c *Cache) liveSnapshot(prefix string) *snapshot {
 	rev := c.log.Revision()
-	sn := c.snaps.get(rev, c.log.Oldest())
-	if sn == nil {
-		sn = c.snaps.put(newSnapshot(rev, c.cloneTree()))
+	sn, ok := c.snaps.Get(rev, c.log.Oldest())
+	if !ok {
+		sn = c.snaps.Put(rev, newSnapshot(rev, c.cloneTree()))
 	}
 	if n, ok := c.dirCount(prefix); ok {
 		sn.setCount(prefix, n)

@@ -211,9 +211,7 @@ func BenchmarkListExact(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				if !cached {
-					s.snaps.mu.Lock()
-					s.snaps.list = nil
-					s.snaps.mu.Unlock()
+					s.snaps.Reset()
 				}
 				res, err := s.List(ctx, "/example.com/widgets/", opts)
 				if err != nil || len(res.Items) != n || res.Revision != old {

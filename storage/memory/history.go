@@ -35,7 +35,7 @@ func (s *Store) getAt(key string, rev uint64) (storage.Object, error) {
 		return storage.Object{}, s.expired(key, rev)
 	}
 	var state any
-	if sn := s.snaps.get(rev, s.log.Oldest()); sn != nil {
+	if sn, ok := s.snaps.Get(rev, s.log.Oldest()); ok {
 		if it, ok := sn.tree.Get(&item{key: key}); ok {
 			state = it.obj
 		}
@@ -80,7 +80,7 @@ func (s *Store) snapshotAt(prefix string, rev uint64) (*snapshot, error) {
 		s.mu.RUnlock()
 		return nil, s.expired(prefix, rev)
 	}
-	if sn := s.snaps.get(rev, s.log.Oldest()); sn != nil {
+	if sn, ok := s.snaps.Get(rev, s.log.Oldest()); ok {
 		s.mu.RUnlock()
 		return sn, nil
 	}
@@ -122,16 +122,16 @@ func (s *Store) snapshotAt(prefix string, rev uint64) (*snapshot, error) {
 	if known {
 		sn.setCount(prefix, n)
 	}
-	return s.snaps.put(sn), nil
+	return s.snaps.Put(rev, sn), nil
 }
 
 // snapshotLocked returns the snapshot of the current state, cached.
 // Callers hold mu (shared is enough: no write runs meanwhile).
 func (s *Store) snapshotLocked(prefix string) *snapshot {
 	rev := s.rev.Load()
-	sn := s.snaps.get(rev, s.log.Oldest())
-	if sn == nil {
-		sn = s.snaps.put(newSnapshot(rev, s.cloneTree()))
+	sn, ok := s.snaps.Get(rev, s.log.Oldest())
+	if !ok {
+		sn = s.snaps.Put(rev, newSnapshot(rev, s.cloneTree()))
 	}
 	if n, ok := s.liveCount(prefix); ok {
 		sn.setCount(prefix, n)

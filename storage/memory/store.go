@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/revlru"
 	"github.com/kapi-dev/kapi/watch"
 )
 
@@ -100,7 +101,7 @@ type Store struct {
 	dirs  map[string]int64 // keys under each prefix ending in '/' (and "")
 	rev   atomic.Uint64    // current revision; written under mu
 	log   *watch.Broadcaster
-	snaps snapshots
+	snaps revlru.Cache[*snapshot]
 	opts  Options
 }
 
@@ -131,7 +132,7 @@ func New(opts Options) *Store {
 			Revision:         initialRevision,
 			Clock:            opts.Clock,
 		}),
-		snaps: snapshots{max: opts.Snapshots},
+		snaps: revlru.Cache[*snapshot]{Max: opts.Snapshots},
 		opts:  opts,
 	}
 	s.rev.Store(initialRevision)
@@ -259,9 +260,7 @@ func (s *Store) Compact(_ context.Context, rev uint64) error {
 		return &storage.Error{Err: storage.ErrTooLarge, Msg: fmt.Sprintf("cannot compact at %d: the current revision is %d", rev, cur), Revision: cur}
 	}
 	s.log.Compact(rev)
-	s.snaps.mu.Lock()
-	s.snaps.expire(s.log.Oldest())
-	s.snaps.mu.Unlock()
+	s.snaps.Expire(s.log.Oldest())
 	return nil
 }
 
