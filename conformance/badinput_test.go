@@ -115,7 +115,7 @@ func TestExpiredAndTooLarge(t *testing.T) {
 	// cluster: on etcd3 it gets an etcd of its own.
 	var store storage.Interface = memory.New(memory.Options{Wait: 100 * time.Millisecond})
 	if onEtcd3() {
-		store = newEtcdStore(t, ownEtcd(t), etcd3.Options{Wait: 100 * time.Millisecond})
+		store = cached(t, newEtcdStore(t, ownEtcd(t), etcd3.Options{Wait: 100 * time.Millisecond}), 100*time.Millisecond)
 	}
 	reg, err := server.New(server.Options{Storage: store})
 	if err != nil {

@@ -18,12 +18,14 @@ import (
 
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/cache"
 	"github.com/kapi-dev/kapi/storage/etcd3"
 )
 
 // storageEnv selects the storage backend the tests run the example server
-// on: "memory" (the default, also when unset) or "etcd3" (one embedded
-// etcd per test process, each test's store under its own key prefix).
+// on: "memory" (the default, also when unset), "etcd3" (one embedded etcd
+// per test process, each test's store under its own key prefix) or
+// "cache+etcd3" (the same, behind kapi's watch cache, storage/cache).
 const storageEnv = "KAPI_CONFORMANCE_STORAGE"
 
 // backend is the value of storageEnv, checked by TestMain.
@@ -31,9 +33,9 @@ var backend = os.Getenv(storageEnv)
 
 func TestMain(m *testing.M) {
 	switch backend {
-	case "", "memory", "etcd3":
+	case "", "memory", "etcd3", "cache+etcd3":
 	default:
-		fmt.Fprintf(os.Stderr, "%s=%q: want memory or etcd3\n", storageEnv, backend)
+		fmt.Fprintf(os.Stderr, "%s=%q: want memory, etcd3 or cache+etcd3\n", storageEnv, backend)
 		os.Exit(2)
 	}
 	// The reference kube-apiserver (kube_test.go) logs through klog, a lot
@@ -49,8 +51,24 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// onEtcd3 reports whether the tests run on the etcd3 backend.
-func onEtcd3() bool { return backend == "etcd3" }
+// onEtcd3 reports whether the tests run on the etcd3 backend (behind the
+// watch cache or not).
+func onEtcd3() bool { return backend == "etcd3" || backend == "cache+etcd3" }
+
+// cached puts kapi's watch cache in front of s when the tests run on
+// cache+etcd3 (with the Wait s has), and returns s otherwise.
+func cached(t *testing.T, s storage.Interface, wait time.Duration) storage.Interface {
+	t.Helper()
+	if backend != "cache+etcd3" {
+		return s
+	}
+	c, err := cache.New(s, cache.Options{Wait: wait})
+	if err != nil {
+		t.Fatalf("cache.New: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
 
 // withStorage returns opts with Storage set to a fresh, empty store of the
 // selected backend, closed when the test ends (nil, which the example server
@@ -58,7 +76,7 @@ func onEtcd3() bool { return backend == "etcd3" }
 func withStorage(t *testing.T, opts server.Options) server.Options {
 	t.Helper()
 	if opts.Storage == nil && onEtcd3() {
-		opts.Storage = newEtcdStore(t, sharedEtcd(t), etcd3.Options{})
+		opts.Storage = cached(t, newEtcdStore(t, sharedEtcd(t), etcd3.Options{}), 0)
 	}
 	return opts
 }
