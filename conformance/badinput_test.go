@@ -48,6 +48,9 @@ func TestBadInput(t *testing.T) {
 		reason string
 	}{
 		{"malformed JSON body", func() *rest.Request { return rc.Post().AbsPath(widgetsPath).Body([]byte(`{"metadata":`)) }, apierrors.IsBadRequest, "BadRequest"},
+		{"data after the JSON object", func() *rest.Request {
+			return rc.Post().AbsPath(widgetsPath).Body([]byte(`{"metadata":{"name":"trailing"}}]xyz`))
+		}, apierrors.IsBadRequest, "BadRequest"},
 		{"number out of range", func() *rest.Request {
 			return rc.Post().AbsPath(widgetsPath).Body([]byte(`{"metadata":{"name":"big"},"spec":{"replicas":1e400}}`))
 		}, apierrors.IsBadRequest, "BadRequest"},
