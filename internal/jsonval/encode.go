@@ -31,6 +31,29 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.Clone(e.buf), nil // one allocation of the result's size
 }
 
+// Append appends Marshal(v) to dst: the same bytes and errors, without
+// the result's own allocation. On an error dst is returned unchanged.
+func Append(dst []byte, v any) ([]byte, error) {
+	e := encoders.Get().(*encoder)
+	pooled := e.buf
+	e.buf = dst
+	err := e.value(v, 0)
+	out := e.buf
+	e.buf = pooled
+	e.put()
+	if errors.Is(err, errTooDeep) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, b...), nil
+	}
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
+}
+
 // encoders keeps encoders, whose buffers are reused by later calls.
 var encoders = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 4096)} }}
 

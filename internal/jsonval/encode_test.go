@@ -11,7 +11,8 @@ import (
 )
 
 // sameAsStd fails t unless Marshal(v) and encoding/json.Marshal(v) give
-// the same bytes, or both an error with the same message.
+// the same bytes, or both an error with the same message, and Append
+// appends those bytes (or, on an error, leaves its dst as it was).
 func sameAsStd(t *testing.T, v any) {
 	t.Helper()
 	got, err := jsonval.Marshal(v)
@@ -21,6 +22,11 @@ func sameAsStd(t *testing.T, v any) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("Marshal(%#v) = %s; want %s (encoding/json)", v, got, want)
+	}
+	dst := append(make([]byte, 0, 64), "x:"...)
+	app, aerr := jsonval.Append(dst, v)
+	if (aerr == nil) != (werr == nil) || string(app) != "x:"+string(want) {
+		t.Fatalf("Append(x:, %#v) = %s, %v; want x:%s, %v", v, app, aerr, want, werr)
 	}
 }
 

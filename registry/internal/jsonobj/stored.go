@@ -21,25 +21,6 @@ func Encode(obj map[string]any) ([]byte, error) {
 			meta["resourceVersion"] = rvValue
 		}
 	}()
-	var buf bytes.Buffer
-	buf.Grow(512)
-	buf.WriteByte('{')
-	first := true
-	field := func(k string, v any) error {
-		if !first {
-			buf.WriteByte(',')
-		}
-		first = false
-		kb, _ := jsonval.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		b, err := jsonval.Marshal(v)
-		if err != nil {
-			return err
-		}
-		buf.Write(b)
-		return nil
-	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		if k != "apiVersion" && k != "kind" && k != "metadata" {
@@ -48,17 +29,23 @@ func Encode(obj map[string]any) ([]byte, error) {
 	}
 	sort.Strings(keys)
 	keys = append([]string{"apiVersion", "kind", "metadata"}, keys...)
+	buf := append(make([]byte, 0, 512), '{')
 	for _, k := range keys {
 		v, ok := obj[k]
 		if !ok {
 			continue
 		}
-		if err := field(k, v); err != nil {
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf, _ = jsonval.Append(buf, k) // a string always encodes
+		buf = append(buf, ':')
+		var err error
+		if buf, err = jsonval.Append(buf, v); err != nil {
 			return nil, err
 		}
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(buf, '}'), nil
 }
 
 var metaKey = []byte(`"metadata":{`)
