@@ -11,6 +11,9 @@ import (
 	"sync"
 	"weak"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -112,9 +115,15 @@ type List[T any] struct {
 	RemainingItemCount *int64
 }
 
+// decodeOptions are encoding/json's rules with one change: a field's JSON
+// name must match exactly, as Kubernetes clients decode
+// (sigs.k8s.io/json's case-sensitive Unmarshal). With a field tagged
+// `json:"replicas"`, {"replicas":3} fills it and {"Replicas":3} does not.
+var decodeOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.MatchCaseInsensitiveNames(false))
+
 func decodeAs[T any](o storage.Object) (*T, error) {
 	out := new(T)
-	if err := json.Unmarshal(jsonobj.WithRV(o.Value, o.Revision), out); err != nil {
+	if err := jsonv2.Unmarshal(jsonobj.WithRV(o.Value, o.Revision), out, decodeOptions); err != nil {
 		return nil, errInternal(fmt.Errorf("decoding %s into %T: %w", o.Key, out, err))
 	}
 	return out, nil

@@ -172,3 +172,41 @@ func TestClientWatchShared(t *testing.T) {
 		t.Errorf("a later watcher got %+v (shared: %v); want the shared, unchanged object", ev.Object, ev.Object == first)
 	}
 }
+
+// TestClientMatchesNamesExactly: a Client decodes as Kubernetes clients
+// do, matching JSON names to field tags case-sensitively, where
+// encoding/json would fill a field tagged "DATA" from "data".
+func TestClientMatchesNamesExactly(t *testing.T) {
+	s := newServer(t)
+	if r := s.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"cm"},"data":{"a":"b"}}`); r.code != 201 {
+		t.Fatalf("create: %d %s", r.code, r.body)
+	}
+	type exact struct {
+		Data map[string]string `json:"data"`
+	}
+	type other struct {
+		Data map[string]string `json:"DATA"`
+	}
+	ce, err := registry.NewClient[exact](s.reg, "v1", "configmaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	co, err := registry.NewClient[other](s.reg, "v1", "configmaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := ce.Get(t.Context(), "default", "cm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Data["a"] != "b" {
+		t.Errorf(`tag "data": got %v; want map[a:b]`, e.Data)
+	}
+	o, err := co.Get(t.Context(), "default", "cm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Data != nil {
+		t.Errorf(`tag "DATA" from "data": got %v; want nil (names match exactly)`, o.Data)
+	}
+}
