@@ -90,11 +90,13 @@ spec:
 
 // wireCount counts what a client read: the response bodies as decoded
 // (after gzip) and the bytes read from its TCP connections (before TLS and
-// gzip).
+// gzip), or off its in-process transport's bodies.
 type wireCount struct{ body, wire atomic.Int64 }
 
 // instrument makes cfg count into c, and lifts client-go's rate limit
-// (QPS 5 by default), which would measure the limiter, not the server.
+// (QPS 5 by default), which would measure the limiter, not the server. A
+// cfg with its own Transport dials nothing: its wire bytes are counted by
+// c.counting, if it wraps that Transport.
 func (c *wireCount) instrument(cfg *rest.Config) {
 	cfg.QPS, cfg.Burst = -1, 0
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
@@ -106,6 +108,9 @@ func (c *wireCount) instrument(cfg *rest.Config) {
 			return resp, err
 		})
 	}
+	if cfg.Transport != nil {
+		return
+	}
 	var d net.Dialer
 	cfg.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := d.DialContext(ctx, network, addr)
@@ -114,6 +119,18 @@ func (c *wireCount) instrument(cfg *rest.Config) {
 		}
 		return &countingConn{Conn: conn, n: &c.wire}, nil
 	}
+}
+
+// counting wraps a transport that dials nothing (an in-process one): what
+// is read off its response bodies counts as the wire bytes.
+func (c *wireCount) counting(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if resp != nil && resp.Body != nil {
+			resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.wire}
+		}
+		return resp, err
+	})
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
@@ -199,50 +216,89 @@ func KapiHTTP() PeerInfo {
 		Name: "kapi HTTP",
 		What: "examples/apiserver/server's registry (configmaps, and the widgets CRD with the bench's spec fields) on storage/memory, httptest.Server on 127.0.0.1 (HTTP/1.1); client-go dynamic client, JSON",
 		Start: func(ctx context.Context, _ *Etcd) (Peer, error) {
-			defs, err := kschema.ParseCRDs([]byte(widgetsCRD))
-			if err != nil {
-				return nil, err
-			}
-			reg, err := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
-			if err != nil {
-				return nil, err
-			}
-			for _, res := range append([]*registry.Resource{server.ConfigMaps()}, registry.FromCRD(defs[0])...) {
-				if err := reg.Register(res); err != nil {
-					return nil, err
-				}
-			}
-			srv := httptest.NewServer(reg)
-			stop := func() {
-				srv.CloseClientConnections() // ends watches left open
-				srv.Close()
-			}
-			count := &wireCount{}
-			cfg := &rest.Config{Host: srv.URL}
-			count.instrument(cfg)
-			p, err := newHTTPPeer(cfg, count, stop)
-			if err != nil {
-				stop()
-				return nil, err
-			}
-			// kapi refuses objects in a namespace that does not exist.
-			dyn, err := dynamic.NewForConfig(cfg)
-			if err != nil {
-				stop()
-				return nil, err
-			}
-			nsRes := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
-			for i := range Namespaces {
-				ns, _ := Name(i)
-				o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
-				if _, err := nsRes.Create(ctx, o, metav1.CreateOptions{}); err != nil {
-					stop()
-					return nil, fmt.Errorf("namespace %s: %w", ns, err)
-				}
-			}
-			return p, nil
+			return startKapi(ctx, false)
 		},
 	}
+}
+
+// KapiInProcess is KapiHTTP's registry and client without the socket:
+// client-go's rest.Config carries the registry's in-process
+// http.RoundTripper (registry.(*Registry).Transport).
+func KapiInProcess() PeerInfo {
+	return PeerInfo{
+		Name: "kapi in-process",
+		What: "the same registry, store, CRD and client-go dynamic client as kapi HTTP, but rest.Config{Host: \"http://kapi.invalid\", Transport: reg.Transport()}: each request is served by the registry's handler in a goroutine of the same process, the response body streamed through an io.Pipe (no socket, no HTTP encoding, no gzip); the bytes \"off the connection\" are those read off the pipe",
+		Start: func(ctx context.Context, _ *Etcd) (Peer, error) {
+			return startKapi(ctx, true)
+		},
+	}
+}
+
+// exampleRegistry is examples/apiserver/server's registry (configmaps)
+// with the bench's widgets CRD, on a fresh memory store.
+func exampleRegistry() (*registry.Registry, error) {
+	defs, err := kschema.ParseCRDs([]byte(widgetsCRD))
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range append([]*registry.Resource{server.ConfigMaps()}, registry.FromCRD(defs[0])...) {
+		if err := reg.Register(res); err != nil {
+			reg.Close()
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+// startKapi serves exampleRegistry to client-go's dynamic client, over an
+// httptest.Server on 127.0.0.1 or, inProcess, through reg.Transport().
+func startKapi(ctx context.Context, inProcess bool) (Peer, error) {
+	reg, err := exampleRegistry()
+	if err != nil {
+		return nil, err
+	}
+	count := &wireCount{}
+	var cfg *rest.Config
+	stop := func() { reg.Close() }
+	if inProcess {
+		// Watches left open end with their client's context; Stop and
+		// each scenario's context see to that.
+		cfg = &rest.Config{Host: "http://kapi.invalid", Transport: count.counting(reg.Transport())}
+	} else {
+		srv := httptest.NewServer(reg)
+		stop = func() {
+			srv.CloseClientConnections() // ends watches left open
+			srv.Close()
+			reg.Close()
+		}
+		cfg = &rest.Config{Host: srv.URL}
+	}
+	count.instrument(cfg)
+	p, err := newHTTPPeer(cfg, count, stop)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	// kapi refuses objects in a namespace that does not exist.
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	nsRes := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+	for i := range Namespaces {
+		ns, _ := Name(i)
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+		if _, err := nsRes.Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			stop()
+			return nil, fmt.Errorf("namespace %s: %w", ns, err)
+		}
+	}
+	return p, nil
 }
 
 func (p *httpPeer) Close() { p.close() }

@@ -31,6 +31,7 @@ func Peers() []PeerInfo {
 		KubeEtcd3(),
 		KubeCacher(),
 		KapiHTTP(),
+		KapiInProcess(),
 		KubeHTTP(),
 	}
 }
