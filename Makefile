@@ -47,7 +47,7 @@ bench:
 	cd conformance && $(GO) test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: bench-compare
-## bench-compare: kapi beside client-go's ObjectTracker, controller-runtime's fake client, k8s.io/apiserver's etcd3 store and cacher, and (over HTTP) apiextensions-apiserver, one table; rewrites BENCHMARKS.md's bench-compare section.
+## bench-compare: kapi beside client-go's ObjectTracker, controller-runtime's fake client, k8s.io/apiserver's etcd3 store and cacher, and (over HTTP, and client-go through the in-process transport) apiextensions-apiserver, one table; rewrites BENCHMARKS.md's bench-compare section.
 bench-compare:
 	cd bench && $(GO) run ./cmd/compare -n 10000 -out ../BENCHMARKS.md
 
