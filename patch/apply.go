@@ -204,25 +204,37 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 		}
 		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
 	}
-	// Both are only read from here on: views, not copies.
-	lv, _ := smdView(withoutManagedFields(live))
-	liveV := lv.(map[string]any)
-	liveTV, err := m.typ.FromUnstructured(liveV, typed.AllowDuplicates)
-	if err != nil {
-		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert live object (%s) to smd typed: %v", m.describe(live), err)}
-	}
-	// Validation looks at each value on its own, so what the new object
-	// shares with the valid live one is valid: only the rest is checked
-	// (same errors, same paths).
-	nv, _ := smdView(out)
-	newV := nv.(map[string]any)
-	_, diff := changed(liveV, newV)
-	if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
-		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
-	}
-	newTV := view(newV, m.typ.Schema, m.typ.TypeRef)
+	lw := withoutManagedFields(live)
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
-	if mg, err = r.update(liveTV, newTV, mg, opts.Manager); err != nil {
+	var liveTV *typed.TypedValue
+	var cmp func() (*typed.Comparison, error)
+	if c, ok := compareJSON(m.typ.Schema, m.typ.TypeRef, lw, out); ok {
+		// Both valid, compared: smd only reads live's type from here on.
+		liveTV = view(lw, m.typ.Schema, m.typ.TypeRef)
+		cmp = func() (*typed.Comparison, error) { return c, nil }
+	} else {
+		// Both are only read from here on: views, not copies.
+		lv, _ := smdView(lw)
+		liveV := lv.(map[string]any)
+		var err error
+		liveTV, err = m.typ.FromUnstructured(liveV, typed.AllowDuplicates)
+		if err != nil {
+			return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert live object (%s) to smd typed: %v", m.describe(live), err)}
+		}
+		// Validation looks at each value on its own, so what the new object
+		// shares with the valid live one is valid: only the rest is checked
+		// (same errors, same paths).
+		nv, _ := smdView(out)
+		newV := nv.(map[string]any)
+		_, diff := changed(liveV, newV)
+		if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
+			return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
+		}
+		newTV := view(newV, m.typ.Schema, m.typ.TypeRef)
+		cmp = func() (*typed.Comparison, error) { return compare(liveTV, newTV) }
+	}
+	mg, err := r.update(liveTV, cmp, mg, opts.Manager)
+	if err != nil {
 		return err
 	}
 	setManagedFields(out, mg.encode())
@@ -267,11 +279,12 @@ func (r *request) id(manager, op string) string {
 	return managerID(managerKey{Manager: manager, Operation: op, APIVersion: r.m.apiVersion, Subresource: r.sub})
 }
 
-// update records an update of liveTV to newTV by manager.
-func (r *request) update(liveTV, newTV *typed.TypedValue, mg *managed, manager string) (*managed, error) {
+// update records an update of liveTV by manager, cmp comparing liveTV
+// with the new object.
+func (r *request) update(liveTV *typed.TypedValue, cmp func() (*typed.Comparison, error), mg *managed, manager string) (*managed, error) {
 	const self = "current-operation"
 	id := r.id(manager, OperationUpdate)
-	fields, err := r.u.update(liveTV, newTV, mg.fields, self)
+	fields, err := r.u.update(liveTV, cmp, mg.fields, self)
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to update ManagedFields: " + err.Error()}
 	}
@@ -335,7 +348,8 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 		if err != nil {
 			return nil, nil, &Error{Kind: ErrSchema, Msg: "failed to create manager for existing fields: " + err.Error()}
 		}
-		if mg, err = r.update(emptyTV, liveTV, mg, "before-first-apply"); err != nil {
+		cmp := func() (*typed.Comparison, error) { return compare(emptyTV, liveTV) }
+		if mg, err = r.update(emptyTV, cmp, mg, "before-first-apply"); err != nil {
 			return nil, nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
 		}
 	}

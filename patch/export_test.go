@@ -30,3 +30,40 @@ func FieldSets(m *FieldManager, obj map[string]any) (fast, smd string, err error
 	sb, _ := s.ToJSON()
 	return string(fb), string(sb), nil
 }
+
+// SetFastCompare turns compareJSON on or off (off: Update asks smd), for
+// tests that check it changes nothing; it returns the previous setting.
+func SetFastCompare(on bool) bool {
+	was := fastCompare
+	fastCompare = on
+	return was
+}
+
+// CompareJSON returns live.Compare(obj) as compareJSON computes it (ok
+// reports it did) and as smd's Compare of the two objects' typed values
+// does, each serialized; err is smd's validation error for either.
+func CompareJSON(m *FieldManager, live, obj map[string]any) (fast, smd string, ok bool, err error) {
+	if c, done := compareJSON(m.typ.Schema, m.typ.TypeRef, live, obj); done {
+		fast, ok = comparisonString(c), true
+	}
+	l, err := m.typ.FromUnstructured(toSMD(live), typed.AllowDuplicates)
+	if err != nil {
+		return fast, "", ok, err
+	}
+	o, err := m.typ.FromUnstructured(toSMD(obj), typed.AllowDuplicates)
+	if err != nil {
+		return fast, "", ok, err
+	}
+	c, err := l.Compare(o)
+	if err != nil {
+		return fast, "", ok, err
+	}
+	return fast, comparisonString(c), ok, nil
+}
+
+func comparisonString(c *typed.Comparison) string {
+	r, _ := c.Removed.ToJSON()
+	m, _ := c.Modified.ToJSON()
+	a, _ := c.Added.ToJSON()
+	return "removed " + string(r) + " modified " + string(m) + " added " + string(a)
+}

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -49,8 +50,8 @@ func (u *updater) reconcile(live *typed.TypedValue, managers fieldpath.ManagedFi
 // from every manager but workflow (an error with the conflicts unless
 // force). One comparison serves every version; smd compares again per
 // version (with the identity conversion, the same walk).
-func (u *updater) diff(live, obj *typed.TypedValue, managers fieldpath.ManagedFields, workflow string, force bool) (fieldpath.ManagedFields, *typed.Comparison, error) {
-	raw, err := compare(live, obj)
+func (u *updater) diff(cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, workflow string, force bool) (fieldpath.ManagedFields, *typed.Comparison, error) {
+	raw, err := cmp()
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to compare objects: %v", err)
 	}
@@ -98,13 +99,13 @@ func (u *updater) diff(live, obj *typed.TypedValue, managers fieldpath.ManagedFi
 	return managers, compare, nil
 }
 
-// update is merge.Updater.Update.
-func (u *updater) update(live, obj *typed.TypedValue, managers fieldpath.ManagedFields, manager string) (fieldpath.ManagedFields, error) {
+// update is merge.Updater.Update, cmp comparing live with the new object.
+func (u *updater) update(live *typed.TypedValue, cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, manager string) (fieldpath.ManagedFields, error) {
 	managers, err := u.reconcile(live, managers)
 	if err != nil {
 		return nil, err
 	}
-	managers, compare, err := u.diff(live, obj, managers, manager, true)
+	managers, compare, err := u.diff(cmp, managers, manager, true)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,8 @@ func (u *updater) apply(live, config *typed.TypedValue, managers fieldpath.Manag
 	if merged, err = u.prune(merged, managers, last); err != nil {
 		return nil, nil, fmt.Errorf("failed to prune fields: %v", err)
 	}
-	if managers, _, err = u.diff(live, merged, managers, manager, force); err != nil {
+	cmp := func() (*typed.Comparison, error) { return compare(live, merged) }
+	if managers, _, err = u.diff(cmp, managers, manager, force); err != nil {
 		return nil, nil, err
 	}
 	if value.EqualsUsing(value.NewFreelistAllocator(), live.AsValue(), merged.AsValue()) {
@@ -291,6 +293,9 @@ func identical(a, b any) bool {
 	switch a := a.(type) {
 	case string:
 		b, ok := b.(string)
+		return ok && a == b
+	case json.Number:
+		b, ok := b.(json.Number)
 		return ok && a == b
 	case int64:
 		b, ok := b.(int64)
