@@ -1,6 +1,10 @@
 package patch
 
-import "sigs.k8s.io/structured-merge-diff/v6/typed"
+import (
+	"encoding/json"
+
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
 
 // SetPruneShortcut turns prune's keepsAll shortcut and merge's on or off,
 // for tests that check they change nothing; it returns the previous
@@ -66,4 +70,20 @@ func comparisonString(c *typed.Comparison) string {
 	m, _ := c.Modified.ToJSON()
 	a, _ := c.Added.ToJSON()
 	return "removed " + string(r) + " modified " + string(m) + " added " + string(a)
+}
+
+// ManagerID returns the manager identifier of a key as managerID writes
+// it and as encoding/json does, and whether parseManagerID reads it back
+// as the key json.Unmarshal reads.
+func ManagerID(manager, op, apiVersion, sub string) (id, std string, back bool) {
+	k := managerKey{Manager: manager, Operation: op, APIVersion: apiVersion, Subresource: sub}
+	id = managerID(k)
+	if k.Operation == OperationApply {
+		k.APIVersion = ""
+	}
+	b, _ := json.Marshal(k)
+	got, ok := parseManagerID(id)
+	var want managerKey
+	err := json.Unmarshal([]byte(id), &want)
+	return id, string(b), ok && err == nil && got == want
 }

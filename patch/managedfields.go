@@ -58,13 +58,93 @@ func managerID(k managerKey) string {
 	if k.Operation == OperationApply {
 		k.APIVersion = ""
 	}
+	if id, ok := plainManagerID(k); ok {
+		return id
+	}
 	b, _ := json.Marshal(k) // cannot fail: strings only
 	return string(b)
 }
 
+// fields are k's fields in their JSON order.
+func (k *managerKey) fields() [4]struct {
+	name string
+	v    *string
+} {
+	return [4]struct {
+		name string
+		v    *string
+	}{{"manager", &k.Manager}, {"operation", &k.Operation}, {"apiVersion", &k.APIVersion}, {"subresource", &k.Subresource}}
+}
+
+// plainManagerID is json.Marshal(k) for strings JSON writes as they are
+// (printable ASCII but for what it escapes); ok is false otherwise.
+func plainManagerID(k managerKey) (string, bool) {
+	b := make([]byte, 0, 96)
+	b = append(b, '{')
+	for _, f := range k.fields() {
+		if *f.v == "" {
+			continue
+		}
+		if !plainJSON(*f.v) {
+			return "", false
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, f.name...)
+		b = append(b, `":"`...)
+		b = append(b, *f.v...)
+		b = append(b, '"')
+	}
+	b = append(b, '}')
+	return string(b), true
+}
+
+// plainJSON reports whether encoding/json writes s as is between quotes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
 func parseManagerID(id string) (managerKey, bool) {
+	if k, ok := parsePlainManagerID(id); ok {
+		return k, true
+	}
 	var k managerKey
 	return k, json.Unmarshal([]byte(id), &k) == nil
+}
+
+// parsePlainManagerID reads what plainManagerID writes; ok is false for
+// anything else.
+func parsePlainManagerID(id string) (managerKey, bool) {
+	var k managerKey
+	s, ok := strings.CutPrefix(id, "{")
+	if !ok || strings.IndexByte(id, '\\') >= 0 {
+		return k, false
+	}
+	first := true
+	for _, f := range k.fields() {
+		p := `"` + f.name + `":"`
+		if !first {
+			p = "," + p
+		}
+		rest, found := strings.CutPrefix(s, p)
+		if !found {
+			continue
+		}
+		end := strings.IndexByte(rest, '"')
+		if end < 0 || end == 0 || !plainJSON(rest[:end]) {
+			return k, false
+		}
+		*f.v, s, first = rest[:end], rest[end+1:], false
+	}
+	return k, s == "}"
 }
 
 // entry is one metadata.managedFields item, decoded as k8s.io/apimachinery's

@@ -67,6 +67,15 @@ func (u *updater) diff(cmp func() (*typed.Comparison, error), managers fieldpath
 		versions[v] = c
 		return c
 	}
+	changed := map[*typed.Comparison]*fieldpath.Set{}
+	changedSet := func(c *typed.Comparison) *fieldpath.Set {
+		s, ok := changed[c]
+		if !ok {
+			s = c.Modified.Union(c.Added)
+			changed[c] = s
+		}
+		return s
+	}
 	compare := compareAt(u.version)
 	conflicts := fieldpath.ManagedFields{}
 	removed := fieldpath.ManagedFields{}
@@ -75,7 +84,7 @@ func (u *updater) diff(cmp func() (*typed.Comparison, error), managers fieldpath
 			continue
 		}
 		c := compareAt(vs.APIVersion())
-		if set := vs.Set().Intersection(c.Modified.Union(c.Added)); !set.Empty() {
+		if set := vs.Set().Intersection(changedSet(c)); !set.Empty() {
 			conflicts[id] = fieldpath.NewVersionedSet(set, vs.APIVersion(), false)
 		}
 		if !c.Removed.Empty() {
@@ -113,7 +122,21 @@ func (u *updater) update(live *typed.TypedValue, cmp func() (*typed.Comparison, 
 	if vs, ok := managers[manager]; ok {
 		own = vs.Set()
 	}
-	set := own.Difference(compare.Removed).Union(compare.Modified).Union(compare.Added)
+	// Set operations with an empty side are skipped: they would copy
+	// the other (strip's difference normalizes the result anyway).
+	set := own
+	if !compare.Removed.Empty() {
+		set = set.Difference(compare.Removed)
+	}
+	for _, s := range []*fieldpath.Set{compare.Modified, compare.Added} {
+		switch {
+		case s.Empty():
+		case set.Empty():
+			set = s
+		default:
+			set = set.Union(s)
+		}
+	}
 	if u.filter != nil {
 		set = u.filter.Filter(set)
 	}
