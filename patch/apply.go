@@ -125,7 +125,7 @@ func now(t time.Time) *time.Time {
 // managedFields recomputed but the applier's time unchanged.
 func (m *FieldManager) Apply(live, config map[string]any, opts ApplyOptions) (map[string]any, error) {
 	entries, _ := managedFieldsOf(live)
-	mg, err := decodeManaged(entries)
+	mg, err := decodeManaged(entries, false)
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to decode managed fields: " + err.Error()}
 	}
@@ -245,7 +245,7 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource bool) (*managed, error) {
 	fromLive := func() (*managed, error) {
 		le, _ := managedFieldsOf(live)
-		if mg, err := decodeManaged(le); err == nil {
+		if mg, err := decodeManaged(le, false); err == nil {
 			return mg, nil
 		}
 		return newManaged(), nil
@@ -257,7 +257,7 @@ func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource boo
 	if isReset(ne, ok) {
 		return newManaged(), nil
 	}
-	mg, err := decodeManaged(ne)
+	mg, err := decodeManaged(ne, true)
 	if err != nil || len(mg.fields) == 0 {
 		return fromLive()
 	}
@@ -288,7 +288,7 @@ func (r *request) update(liveTV *typed.TypedValue, cmp func() (*typed.Comparison
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to update ManagedFields: " + err.Error()}
 	}
-	mg = &managed{fields: fields, times: mg.times}
+	mg = &managed{fields: fields, times: mg.times, raw: mg.raw}
 	mg.strip(self)
 	if vs, ok := mg.fields[self]; ok {
 		delete(mg.fields, self)
@@ -362,7 +362,7 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 		}
 		return nil, nil, &Error{Kind: ErrSchema, Msg: err.Error()}
 	}
-	mg = &managed{fields: fields, times: mg.times}
+	mg = &managed{fields: fields, times: mg.times, raw: mg.raw}
 	mg.strip(id)
 	var obj map[string]any
 	if newTV != nil {

@@ -276,13 +276,13 @@ func FuzzCompareJSON(f *testing.F) {
 	})
 }
 
-// updateBothWays runs Update(live, obj) with compareJSON and with smd's
-// walks and fails on any difference in the object, managedFields or
+// updateBothWays runs Update(live, obj) with its shortcuts (compareJSON,
+// fieldsV1 reused) and without (smd's walks, every fieldsV1 written) and fails on any difference in the object, managedFields or
 // error (its class).
 func updateBothWays(t *testing.T, fm *patch.FieldManager, live, obj map[string]any, opts patch.UpdateOptions) (map[string]any, error) {
 	t.Helper()
 	run := func(fast bool) (map[string]any, error) {
-		defer patch.SetFastCompare(patch.SetFastCompare(fast))
+		defer patch.SetFastUpdate(patch.SetFastUpdate(fast))
 		return fm.Update(live, obj, opts)
 	}
 	got, gotErr := run(true)
@@ -307,9 +307,9 @@ func updateBothWays(t *testing.T, fm *patch.FieldManager, live, obj map[string]a
 // TestUpdateFastCompareSame runs creates and chains of updates by several
 // managers (with and without the managedFields read back, on the main
 // resource and status) over random widgets and the corpus, and checks
-// each gives the same object, managedFields and error with compareJSON as
-// with smd's walks.
-func TestUpdateFastCompareSame(t *testing.T) {
+// each gives the same object, managedFields and error with Update's
+// shortcuts as without.
+func TestUpdateShortcutsSame(t *testing.T) {
 	reset := map[string][]string{"": {"status"}, "status": {"metadata", "spec"}}
 	fm, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{Kind: "Widget", ResetFields: reset})
 	if err != nil {
@@ -379,5 +379,71 @@ func TestManagerID(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFieldsRoundTrip checks that a fieldsV1 trie fieldsToSet calls
+// canonical is written again as it is, on the tries of random widgets'
+// field sets and on variants that are not canonical.
+func TestFieldsRoundTrip(t *testing.T) {
+	fm, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(3))
+	var tries []map[string]any
+	for range 300 {
+		f, err := patch.EncodedFieldSet(fm, oddWidget(r))
+		if err != nil {
+			continue
+		}
+		tries = append(tries, f)
+	}
+	odd := []func(map[string]any){
+		func(m map[string]any) { m["."] = map[string]any{} },
+		func(m map[string]any) { m["z:x"] = map[string]any{} },
+		func(m map[string]any) { m[`k:{"port":80,"protocol":"TCP"}`] = map[string]any{} },
+		func(m map[string]any) { m[`k:{"port": 80,"protocol":"TCP"}`] = map[string]any{} },
+		func(m map[string]any) { m[`k:{"port":80.0,"protocol":"TCP"}`] = map[string]any{} },
+		func(m map[string]any) { m[`k:{"port":8e1,"protocol":"TCP"}`] = map[string]any{} },
+		func(m map[string]any) { m[`v:1.5`] = map[string]any{} },
+		func(m map[string]any) { m[`v:"a"`] = map[string]any{".": map[string]any{}} },
+		func(m map[string]any) { m[`i:01`] = map[string]any{} },
+		func(m map[string]any) { m["f:x"] = map[string]any{".": map[string]any{"a": map[string]any{}}, "f:y": map[string]any{}} },
+		func(m map[string]any) { m["f:x"] = map[string]any{"z:q": map[string]any{}} },
+	}
+	n := len(tries)
+	for i := range n {
+		for j, f := range odd {
+			if (i+j)%7 != 0 {
+				continue
+			}
+			c := canonicalKeepNumbers(t, tries[i])
+			if spec, ok := c["f:spec"].(map[string]any); ok && i%2 == 0 {
+				f(spec)
+			} else {
+				f(c)
+			}
+			tries = append(tries, c)
+		}
+	}
+	canon := 0
+	for _, f := range tries {
+		again, ok, err := patch.FieldsRoundTrip(f)
+		if err != nil {
+			t.Fatalf("%s: %v", mustJSON(f), err)
+		}
+		if ok {
+			canon++
+			if !reflect.DeepEqual(again, f) {
+				t.Fatalf("got %s written again as\n%s\nyet canonical", mustJSON(f), mustJSON(again))
+			}
+		}
+	}
+	if canon < n {
+		t.Fatalf("got %d canonical tries; want at least the %d field sets'", canon, n)
+	}
+	if canon == len(tries) {
+		t.Fatalf("got every trie canonical; want the odd variants not")
 	}
 }

@@ -35,12 +35,36 @@ func FieldSets(m *FieldManager, obj map[string]any) (fast, smd string, err error
 	return string(fb), string(sb), nil
 }
 
-// SetFastCompare turns compareJSON on or off (off: Update asks smd), for
-// tests that check it changes nothing; it returns the previous setting.
-func SetFastCompare(on bool) bool {
+// SetFastUpdate turns Update's shortcuts on or off (off: it asks smd to
+// compare and writes every fieldsV1 again), for tests that check they
+// change nothing; it returns the previous setting.
+func SetFastUpdate(on bool) bool {
 	was := fastCompare
-	fastCompare = on
+	fastCompare, reuseFields = on, on
 	return was
+}
+
+// FieldsRoundTrip decodes a fieldsV1 trie and writes its set again: canon
+// is what fieldsToSet reports.
+func FieldsRoundTrip(fields map[string]any) (again map[string]any, canon bool, err error) {
+	s, canon, err := decodeFields(fields)
+	if err != nil {
+		return nil, false, err
+	}
+	return setToFields(s), canon, nil
+}
+
+// EncodedFieldSet is the fieldsV1 trie of obj's field set.
+func EncodedFieldSet(m *FieldManager, obj map[string]any) (map[string]any, error) {
+	tv, err := m.typ.FromUnstructured(toSMD(obj), typed.AllowDuplicates)
+	if err != nil {
+		return nil, err
+	}
+	s, err := tv.ToFieldSet()
+	if err != nil {
+		return nil, err
+	}
+	return setToFields(s), nil
 }
 
 // CompareJSON returns live.Compare(obj) as compareJSON computes it (ok

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
 )
@@ -26,7 +28,21 @@ const (
 type managed struct {
 	fields fieldpath.ManagedFields
 	times  map[string]*time.Time // nil: the entry has no time
+	// raw are decoded fieldsV1 tries, by manager identifier, that encode
+	// reuses for a set equal to the one decoded (nil: none).
+	raw map[string]rawFields
 }
+
+// rawFields is a fieldsV1 trie as decoded, exactly what setToFields
+// writes for set.
+type rawFields struct {
+	set    *fieldpath.Set
+	fields map[string]any
+}
+
+// reuseFields enables the reuse of decoded fieldsV1 (tests turn it off to
+// check it changes nothing).
+var reuseFields = true
 
 func newManaged() *managed {
 	return &managed{fields: fieldpath.ManagedFields{}, times: map[string]*time.Time{}}
@@ -40,6 +56,7 @@ func (m *managed) clone() *managed {
 	for k, v := range m.times {
 		c.times[k] = v
 	}
+	c.raw = m.raw // read only
 	return c
 }
 
@@ -209,7 +226,10 @@ func isReset(entries []entry, ok bool) bool {
 }
 
 // decodeManaged validates and decodes entries as kube's DecodeManagedFields.
-func decodeManaged(entries []entry) (*managed, error) {
+// With keepRaw, the fieldsV1 of entries that are what encode would write
+// for their set are kept for encode to reuse (the caller's object may
+// share them with the result).
+func decodeManaged(entries []entry, keepRaw bool) (*managed, error) {
 	mg := &managed{fields: make(fieldpath.ManagedFields, len(entries)), times: make(map[string]*time.Time, len(entries))}
 	for i, e := range entries {
 		switch e.Operation {
@@ -228,53 +248,84 @@ func decodeManaged(entries []entry) (*managed, error) {
 			return nil, fmt.Errorf("invalid fieldsType %q in managed fields entry %d", e.FieldsType, i)
 		}
 		set := &fieldpath.Set{}
+		var raw map[string]any
 		if e.FieldsV1 != nil {
 			fm, ok := e.FieldsV1.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("error decoding versioned set from entry %d: fieldsV1 is not an object", i)
 			}
-			s, _, err := fieldsToSet(fm)
+			s, canon, err := decodeFields(fm)
 			if err != nil {
 				return nil, fmt.Errorf("error decoding versioned set from entry %d: %v", i, err)
 			}
-			if s != nil {
-				set = s
+			set = s
+			if canon && keepRaw && reuseFields {
+				raw = fm
 			}
 		}
 		id := managerID(e.managerKey)
+		if raw != nil {
+			if mg.raw == nil {
+				mg.raw = map[string]rawFields{}
+			}
+			mg.raw[id] = rawFields{set, raw}
+		} else {
+			delete(mg.raw, id)
+		}
 		mg.fields[id] = fieldpath.NewVersionedSet(set, fieldpath.APIVersion(e.APIVersion), e.Operation == OperationApply)
 		mg.times[id] = e.Time
 	}
 	return mg, nil
 }
 
+// decodeFields reads a fieldsV1 trie; canon reports that setToFields
+// writes set as fields.
+func decodeFields(fields map[string]any) (set *fieldpath.Set, canon bool, err error) {
+	s, _, canon, err := fieldsToSet(fields)
+	if err != nil {
+		return nil, false, err
+	}
+	if s == nil {
+		s = &fieldpath.Set{}
+	}
+	_, dot := fields["."] // the root is no member
+	return s, canon && !dot, nil
+}
+
 // fieldsToSet reads a FieldsV1 trie as fieldpath.Set.FromJSON does: an
 // object without (known) children is a member of its parent, "." marks a
 // member that also has children, unknown path element kinds are dropped.
 // The keys are sorted first so that the set's sorted slices are built by
-// appending (map order is random; inserting in it is quadratic).
-func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err error) {
+// appending (map order is random; inserting in it is quadratic). canon
+// reports that m is exactly what setToFields writes for the set (same
+// keys, "." only where needed and empty, no dropped keys).
+func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember, canon bool, err error) {
 	type kid struct {
 		key string
 		pe  fieldpath.PathElement
 		sub map[string]any
 	}
 	kids := make([]kid, 0, len(m))
-	sorted := true
+	sorted, dot := true, false
+	canon = true
 	for k, v := range m {
 		if k == "." {
-			isMember = true
+			isMember, dot = true, true
+			if d, ok := v.(map[string]any); !ok || len(d) != 0 {
+				canon = false
+			}
 			continue
 		}
-		pe, err := fieldpath.DeserializePathElement(k)
+		pe, err := deserializePathElement(k)
 		if errors.Is(err, fieldpath.ErrUnknownPathElementType) {
+			canon = false
 			continue
 		} else if err != nil {
-			return nil, false, fmt.Errorf("parsing key as path element: %v", err)
+			return nil, false, false, fmt.Errorf("parsing key as path element: %v", err)
 		}
 		sub, ok := v.(map[string]any)
 		if !ok {
-			return nil, false, fmt.Errorf("%s: expected an object", k)
+			return nil, false, false, fmt.Errorf("%s: expected an object", k)
 		}
 		if n := len(kids); n > 0 && sorted && !kids[n-1].pe.Less(pe) {
 			sorted = false
@@ -293,13 +344,14 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 			}
 		}
 	}
-	for _, c := range kids {
-		grand, member, err := fieldsToSet(c.sub)
+	for i, c := range kids {
+		grand, member, kidCanon, err := fieldsToSet(c.sub)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
+		canon = canon && kidCanon && (i == 0 || !kids[i-1].pe.Equals(c.pe)) && plainKey(c.key, c.pe)
 		if children == nil && (member || grand != nil) {
-			children = &fieldpath.Set{}
+			children = &fieldpath.Set{Members: fieldpath.MakePathElementSet(len(kids))}
 		}
 		if member {
 			children.Members.Insert(c.pe)
@@ -310,8 +362,65 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err 
 	}
 	if children == nil {
 		isMember = true
+		canon = canon && !dot // a leaf is {}
 	}
-	return children, isMember, nil
+	return children, isMember, canon, nil
+}
+
+// plainKey reports that k, pe's key, is what peKey writes for pe and for
+// every element equal to it: its values are strings, booleans or numbers
+// (smd reads them as floats), and an integral number is written alike as
+// an int (a set built from an object holds ints, equal to the floats).
+func plainKey(k string, pe fieldpath.PathElement) bool {
+	if pe.FieldName != nil {
+		return true // deserializePathElement cut "f:" off
+	}
+	if peKey(pe) != k {
+		return false
+	}
+	asInt, ints := pe, false
+	plain := func(v value.Value) (value.Value, bool) {
+		switch {
+		case v.IsString(), v.IsBool(), v.IsInt():
+			return v, true
+		case v.IsFloat():
+			f := v.AsFloat()
+			if f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+				return v, true // only itself is equal
+			}
+			ints = true
+			return value.NewValueInterface(int64(f)), true
+		}
+		return v, false
+	}
+	if pe.Value != nil {
+		v, ok := plain(*pe.Value)
+		if !ok {
+			return false
+		}
+		asInt.Value = &v
+	}
+	if pe.Key != nil {
+		key := make(value.FieldList, len(*pe.Key))
+		for i, f := range *pe.Key {
+			v, ok := plain(f.Value)
+			if !ok {
+				return false
+			}
+			key[i] = value.Field{Name: f.Name, Value: v}
+		}
+		asInt.Key = &key
+	}
+	return !ints || peKey(asInt) == k
+}
+
+// deserializePathElement is fieldpath.DeserializePathElement, field names
+// without its copy of the key.
+func deserializePathElement(k string) (fieldpath.PathElement, error) {
+	if name, ok := strings.CutPrefix(k, "f:"); ok {
+		return fieldpath.PathElement{FieldName: &name}, nil
+	}
+	return fieldpath.DeserializePathElement(k)
 }
 
 // setToFields writes s as a FieldsV1 trie (what Set.ToJSON writes).
@@ -364,7 +473,13 @@ func (mg *managed) encode() []any {
 		if vs.Applied() {
 			k.Operation = OperationApply
 		}
-		item := map[string]any{"apiVersion": k.APIVersion, "fieldsType": "FieldsV1", "fieldsV1": setToFields(vs.Set())}
+		var fields map[string]any
+		if r, ok := mg.raw[id]; ok && (r.set == vs.Set() || r.set.Equals(vs.Set())) {
+			fields = r.fields
+		} else {
+			fields = setToFields(vs.Set())
+		}
+		item := map[string]any{"apiVersion": k.APIVersion, "fieldsType": "FieldsV1", "fieldsV1": fields}
 		for f, v := range map[string]string{"manager": k.Manager, "operation": k.Operation, "subresource": k.Subresource} {
 			if v != "" {
 				item[f] = v
