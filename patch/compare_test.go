@@ -409,7 +409,9 @@ func TestFieldsRoundTrip(t *testing.T) {
 		func(m map[string]any) { m[`v:1.5`] = map[string]any{} },
 		func(m map[string]any) { m[`v:"a"`] = map[string]any{".": map[string]any{}} },
 		func(m map[string]any) { m[`i:01`] = map[string]any{} },
-		func(m map[string]any) { m["f:x"] = map[string]any{".": map[string]any{"a": map[string]any{}}, "f:y": map[string]any{}} },
+		func(m map[string]any) {
+			m["f:x"] = map[string]any{".": map[string]any{"a": map[string]any{}}, "f:y": map[string]any{}}
+		},
 		func(m map[string]any) { m["f:x"] = map[string]any{"z:q": map[string]any{}} },
 	}
 	n := len(tries)
