@@ -21,8 +21,8 @@ var fastCompare = true
 // FromUnstructured(..., AllowDuplicates)), and live.Compare(obj). It walks
 // the JSON-form maps themselves, without converting numbers or building
 // smd values, and skips what both share. It reports ok only when both are
-// valid and every node it met is one it reads as smd does: no nulls, no
-// list that is neither atomic nor associative, no associative list item
+// valid and every node it met is one it reads as smd does: no null beside
+// a value, no list that is neither atomic nor associative, no associative list item
 // without every key or with a duplicate, no value of another kind than
 // its type. Otherwise smd must be asked (it gives the errors too).
 func compareJSON(sc *smdschema.Schema, tr smdschema.TypeRef, live, obj map[string]any) (*typed.Comparison, bool) {
@@ -54,7 +54,8 @@ type cmpWalker struct {
 	sc *smdschema.Schema
 }
 
-// valueKind is the kind of a JSON-form value as smd's deduceAtom reads it.
+// valueKind is the kind of a JSON-form value as smd's deduceAtom reads it
+// (null apart).
 type valueKind int
 
 const (
@@ -98,6 +99,15 @@ func (w *cmpWalker) atom(tr smdschema.TypeRef, k valueKind) (smdschema.Atom, boo
 // walk compares l and r (lok, rok: present) of type tr; at least one is
 // present.
 func (w *cmpWalker) walk(tr smdschema.TypeRef, l, r any, lok, rok bool) (d diffSets, ok bool) {
+	if lok && l == nil || rok && r == nil {
+		// A null is a leaf of any type (smd's branches all take it as
+		// one) beside an absent field or another null; beside a value,
+		// smd goes into the value's branch: left to it.
+		if lok && l != nil || rok && r != nil || !w.nullValid(tr) {
+			return d, false
+		}
+		return leaf(l, r, lok, rok), true
+	}
 	var k valueKind
 	switch {
 	case lok && rok:
@@ -327,9 +337,12 @@ func (w *cmpWalker) walkList(t *smdschema.List, l, r []any) (d diffSets, ok bool
 }
 
 // valid reports that smd's validation (duplicates allowed) accepts v of
-// type tr, within what compareJSON reads (no nulls, every list item named
-// plainly).
+// type tr, within what compareJSON reads (every associative list item
+// named plainly).
 func (w *cmpWalker) valid(tr smdschema.TypeRef, v any) bool {
+	if v == nil {
+		return w.nullValid(tr)
+	}
 	k := smdKind(v)
 	if k == smdOther {
 		return false
@@ -362,6 +375,13 @@ func (w *cmpWalker) valid(tr smdschema.TypeRef, v any) bool {
 		}
 	}
 	return true
+}
+
+// nullValid reports that a null of type tr is valid for smd: any type
+// with a branch takes it.
+func (w *cmpWalker) nullValid(tr smdschema.TypeRef) bool {
+	a, found := w.sc.Resolve(tr)
+	return found && (a.Map != nil || a.Scalar != nil || a.List != nil)
 }
 
 // scalarValid is smd's validateScalar for a non-null scalar.

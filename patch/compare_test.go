@@ -220,11 +220,11 @@ func TestCompareJSONMatchesSMD(t *testing.T) {
 		}
 	}
 	// The check is only worth as much as what compareJSON answers itself:
-	// a good part of the pairs smd validates (nulls, duplicates, ... are
-	// left to smd).
+	// most pairs smd validates (a null beside a value, duplicates, ...
+	// are left to smd).
 	for name, fm := range map[string]*patch.FieldManager{"widget": widget, "none": none} {
 		t.Logf("%s schema: %d pairs, %d valid, %d compared without smd", name, len(pairs), valid[fm], answered[fm])
-		if got, want := answered[fm], valid[fm]/3; got < want {
+		if got, want := answered[fm], valid[fm]/2; got < want {
 			t.Errorf("%s schema: got %d of %d valid pairs compared without smd; want at least %d", name, got, valid[fm], want)
 		}
 	}
