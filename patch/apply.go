@@ -79,7 +79,7 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 			}
 			set.Insert(fp)
 		}
-		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set)}
+		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set), reset: set}
 	}
 	return m, nil
 }
@@ -197,15 +197,22 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 	if len(mg.fields) == 0 && live != nil && uid(live) != "" {
 		return nil // not tracked: kube starts tracking on create or first apply
 	}
-	if live == nil {
+	created := live == nil
+	if created {
 		kind, _ := out["kind"].(string)
 		if m.kind != "" {
 			kind = m.kind
 		}
 		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
 	}
-	lw := withoutManagedFields(live)
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
+	if created && len(mg.fields) == 0 {
+		if fields, ok := createFields(m.typ.Schema, m.typ.TypeRef, live, out, r.u.reset); ok {
+			setManagedFields(out, r.created(fields, opts.Manager))
+			return nil
+		}
+	}
+	lw := withoutManagedFields(live)
 	var liveTV *typed.TypedValue
 	var cmp func() (*typed.Comparison, error)
 	if c, ok := compareJSON(m.typ.Schema, m.typ.TypeRef, lw, out); ok {
@@ -451,4 +458,17 @@ func (m *FieldManager) describe(obj map[string]any) string {
 	av, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	return ns + "/" + name + "; " + gvkString(av, kind)
+}
+
+// created is the managedFields of a create whose manager's trie is fields
+// (createFields): its Update entry stamped now, none for an empty trie.
+func (r *request) created(fields map[string]any, manager string) []any {
+	if len(fields) == 0 {
+		return nil
+	}
+	if manager == "" {
+		manager = "unknown"
+	}
+	k := managerKey{Manager: manager, Operation: OperationUpdate, APIVersion: r.m.apiVersion, Subresource: r.sub}
+	return []any{entryItem(k, fields, r.now)}
 }

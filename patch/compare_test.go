@@ -347,6 +347,33 @@ func TestUpdateShortcutsSame(t *testing.T) {
 			}
 		}
 	}
+	// Creates (no managers before: createFields) with and without reset
+	// fields, by named and unnamed managers.
+	plain, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{
+		ResetFields: map[string][]string{"": {"spec.settings", "metadata.labels", "spec.ports"}, "status": {"metadata", "spec"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(7))
+	created := 0
+	for i := range 1000 {
+		m := []*patch.FieldManager{fm, none, plain, deep}[i%4]
+		opts := patch.UpdateOptions{Manager: []string{"a", "", "kubectl-create"}[r.Intn(3)], Now: base}
+		if r.Intn(5) == 0 {
+			opts.Subresource = "status"
+		}
+		if got, err := updateBothWays(t, m, nil, oddWidget(r), opts); err == nil && len(entries(got)) > 0 {
+			created++
+		}
+	}
+	if created < 500 {
+		t.Fatalf("got %d of 1000 creates tracked; want most", created)
+	}
 	// The corpus objects as updates of each other.
 	var live map[string]any
 	for i, o := range corpusObjects(t) {

@@ -479,18 +479,12 @@ func (mg *managed) encode() []any {
 		} else {
 			fields = setToFields(vs.Set())
 		}
-		item := map[string]any{"apiVersion": k.APIVersion, "fieldsType": "FieldsV1", "fieldsV1": fields}
-		for f, v := range map[string]string{"manager": k.Manager, "operation": k.Operation, "subresource": k.Subresource} {
-			if v != "" {
-				item[f] = v
-			}
-		}
 		var secs int64
-		if t := mg.times[id]; t != nil {
-			item["time"] = t.UTC().Format(time.RFC3339)
+		t := mg.times[id]
+		if t != nil {
 			secs = t.Unix()
 		}
-		all = append(all, sorted{k, secs, item})
+		all = append(all, sorted{k, secs, entryItem(k, fields, t)})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		p, q := all[i], all[j]
@@ -511,6 +505,23 @@ func (mg *managed) encode() []any {
 		out[i] = s.item
 	}
 	return out
+}
+
+// entryItem is the metadata.managedFields item of manager k (its
+// apiVersion and operation as the entry has them) with a fieldsV1 trie
+// and a time (nil: none).
+func entryItem(k managerKey, fields map[string]any, t *time.Time) map[string]any {
+	item := make(map[string]any, 7)
+	item["apiVersion"], item["fieldsType"], item["fieldsV1"] = k.APIVersion, "FieldsV1", fields
+	for _, f := range k.fields() {
+		if *f.v != "" && f.name != "apiVersion" {
+			item[f.name] = *f.v
+		}
+	}
+	if t != nil {
+		item["time"] = t.UTC().Format(time.RFC3339)
+	}
+	return item
 }
 
 // maxUpdateManagers is kube's DefaultMaxUpdateManagers; ancientChanges the

@@ -19,6 +19,7 @@ import (
 type updater struct {
 	version fieldpath.APIVersion
 	filter  fieldpath.Filter // the subresource's reset fields; nil: none
+	reset   *fieldpath.Set   // the set filter excludes; nil: none
 }
 
 // filterFor is IgnoreFilter[v]: only the manager's own version has one.
