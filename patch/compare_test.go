@@ -476,3 +476,46 @@ func TestFieldsRoundTrip(t *testing.T) {
 		t.Fatalf("got every trie canonical; want the odd variants not")
 	}
 }
+
+// TestReconcileNoop checks reconcileNoop against smd's
+// ReconcileFieldSetWithSchema: field sets of random widgets under one
+// schema (or none, where every map is granular) reconciled with another,
+// where atomic maps and lists make smd change some.
+func TestReconcileNoop(t *testing.T) {
+	widget, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := patch.NewFieldManager(nil, "example.com/v1", patch.FieldManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fms := []*patch.FieldManager{widget, none, compareManager(t)}
+	r := rand.New(rand.NewSource(5))
+	var noops, changes int
+	for range 300 {
+		o := oddWidget(r)
+		for _, from := range fms {
+			f, err := patch.EncodedFieldSet(from, o)
+			if err != nil {
+				continue
+			}
+			for _, to := range fms {
+				noop, changed, err := patch.Reconcile(to, f)
+				if noop && (changed || err != nil) {
+					t.Fatalf("set %s: got no change; want smd's change (%v) or error %v", mustJSON(f), changed, err)
+				}
+				if noop {
+					noops++
+				}
+				if changed {
+					changes++
+				}
+			}
+		}
+	}
+	if noops == 0 || changes == 0 {
+		t.Fatalf("got %d sets unchanged and %d changed; want some of each", noops, changes)
+	}
+	t.Logf("%d unchanged, %d changed", noops, changes)
+}

@@ -111,3 +111,16 @@ func ManagerID(manager, op, apiVersion, sub string) (id, std string, back bool) 
 	err := json.Unmarshal([]byte(id), &want)
 	return id, string(b), ok && err == nil && got == want
 }
+
+// Reconcile decodes a fieldsV1 trie and reconciles its set with m's
+// schema: noop is reconcileNoop's answer, changed and err smd's.
+func Reconcile(m *FieldManager, fields map[string]any) (noop, changed bool, err error) {
+	s, _, err := decodeFields(fields)
+	if err != nil {
+		return false, false, err
+	}
+	tv := view(map[string]any{}, m.typ.Schema, m.typ.TypeRef)
+	noop = reconcileNoop(m.typ.Schema, m.typ.TypeRef, s, false)
+	out, err := typed.ReconcileFieldSetWithSchema(s, tv)
+	return noop, out != nil, err
+}
