@@ -519,3 +519,38 @@ func TestReconcileNoop(t *testing.T) {
 	}
 	t.Logf("%d unchanged, %d changed", noops, changes)
 }
+
+// TestPlainElement checks the path elements read without smd's JSON
+// reader against it, on random keys and values, plain or not.
+func TestPlainElement(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	scalars := []string{`"a"`, `"TCP"`, `""`, `"a b"`, `"<x>"`, `"q\"q"`, `"ü"`, `0`, `7`, `80`, `-5`, `-0`, `007`, `1.5`, `1e3`,
+		`123456789012345`, `1234567890123456`, `true`, `false`, `null`, `{}`, `[1]`, ` 1`, `"x"x`}
+	names := []string{`"a"`, `"b"`, `"port"`, `"protocol"`, `"name"`, `"a"`, `"<"`, `a`, `"q\"q"`}
+	plain := 0
+	for range 20000 {
+		var k string
+		if r.Intn(3) == 0 {
+			k = "v:" + scalars[r.Intn(len(scalars))]
+		} else {
+			k = "k:{"
+			for i := range 1 + r.Intn(3) {
+				if i > 0 {
+					k += []string{",", ",", ", ", ";"}[r.Intn(4)]
+				}
+				k += names[r.Intn(len(names))] + ":" + scalars[r.Intn(len(scalars))]
+			}
+			k += []string{"}", "}", "}", "} ", "", "}}"}[r.Intn(6)]
+		}
+		ok, same := patch.PlainElement(k)
+		if ok && !same {
+			t.Fatalf("%s: got an element smd reads or writes otherwise", k)
+		}
+		if ok {
+			plain++
+		}
+	}
+	if plain < 1000 {
+		t.Fatalf("got %d plain elements; want many", plain)
+	}
+}

@@ -2,7 +2,9 @@ package patch
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
@@ -123,4 +125,33 @@ func Reconcile(m *FieldManager, fields map[string]any) (noop, changed bool, err 
 	noop = reconcileNoop(m.typ.Schema, m.typ.TypeRef, s, false)
 	out, err := typed.ReconcileFieldSetWithSchema(s, tv)
 	return noop, out != nil, err
+}
+
+// PlainElement reads k with plainElement; same reports that smd reads
+// the same element (values of the same Go types, keys in the same order)
+// and writes it back as k.
+func PlainElement(k string) (ok, same bool) {
+	pe, ok := plainElement(k)
+	if !ok {
+		return false, false
+	}
+	want, err := fieldpath.DeserializePathElement(k)
+	if err != nil || !pe.Equals(want) {
+		return true, false
+	}
+	back, err := fieldpath.SerializePathElement(pe)
+	if err != nil || back != k {
+		return true, false
+	}
+	types := func(pe fieldpath.PathElement) string {
+		if pe.Value != nil {
+			return fmt.Sprintf("%T", (*pe.Value).Unstructured())
+		}
+		var s string
+		for _, f := range *pe.Key {
+			s += fmt.Sprintf("%s:%T,", f.Name, f.Value.Unstructured())
+		}
+		return s
+	}
+	return true, types(pe) == types(want)
 }

@@ -193,11 +193,14 @@ func managedFieldsOf(obj map[string]any) (entries []entry, ok bool) {
 			return nil, false
 		}
 		var e entry
-		for k, dst := range map[string]*string{"manager": &e.Manager, "operation": &e.Operation, "apiVersion": &e.APIVersion, "fieldsType": &e.FieldsType, "subresource": &e.Subresource} {
-			switch v := m[k].(type) {
+		for _, f := range [...]struct {
+			k   string
+			dst *string
+		}{{"manager", &e.Manager}, {"operation", &e.Operation}, {"apiVersion", &e.APIVersion}, {"fieldsType", &e.FieldsType}, {"subresource", &e.Subresource}} {
+			switch v := m[f.k].(type) {
 			case nil:
 			case string:
-				*dst = v
+				*f.dst = v
 			default:
 				return nil, false
 			}
@@ -301,9 +304,10 @@ func decodeFields(fields map[string]any) (set *fieldpath.Set, canon bool, err er
 // keys, "." only where needed and empty, no dropped keys).
 func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember, canon bool, err error) {
 	type kid struct {
-		key string
-		pe  fieldpath.PathElement
-		sub map[string]any
+		key   string
+		pe    fieldpath.PathElement
+		sub   map[string]any
+		plain bool // what peKey writes, no float, no kin (see plainKey)
 	}
 	kids := make([]kid, 0, len(m))
 	sorted, dot := true, false
@@ -316,7 +320,7 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember, canon boo
 			}
 			continue
 		}
-		pe, err := deserializePathElement(k)
+		pe, plain, err := deserializePathElement(k)
 		if errors.Is(err, fieldpath.ErrUnknownPathElementType) {
 			canon = false
 			continue
@@ -330,7 +334,7 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember, canon boo
 		if n := len(kids); n > 0 && sorted && !kids[n-1].pe.Less(pe) {
 			sorted = false
 		}
-		kids = append(kids, kid{k, pe, sub})
+		kids = append(kids, kid{k, pe, sub, plain})
 	}
 	if !sorted {
 		// The keys' order is nearly always the elements' (the same kind,
@@ -349,7 +353,7 @@ func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember, canon boo
 		if err != nil {
 			return nil, false, false, err
 		}
-		canon = canon && kidCanon && (i == 0 || !kids[i-1].pe.Equals(c.pe)) && plainKey(c.key, c.pe)
+		canon = canon && kidCanon && (i == 0 || !kids[i-1].pe.Equals(c.pe)) && (c.plain || plainKey(c.key, c.pe))
 		if children == nil && (member || grand != nil) {
 			children = &fieldpath.Set{Members: fieldpath.MakePathElementSet(len(kids))}
 		}
@@ -415,12 +419,103 @@ func plainKey(k string, pe fieldpath.PathElement) bool {
 }
 
 // deserializePathElement is fieldpath.DeserializePathElement, field names
-// without its copy of the key.
-func deserializePathElement(k string) (fieldpath.PathElement, error) {
+// without its copy of the key, and keys and values of the plain form
+// (plainElement) without its JSON reader; plain reports that form, which
+// SerializePathElement writes back as k.
+func deserializePathElement(k string) (pe fieldpath.PathElement, plain bool, err error) {
 	if name, ok := strings.CutPrefix(k, "f:"); ok {
-		return fieldpath.PathElement{FieldName: &name}, nil
+		return fieldpath.PathElement{FieldName: &name}, true, nil
 	}
-	return fieldpath.DeserializePathElement(k)
+	if pe, ok := plainElement(k); ok {
+		return pe, true, nil
+	}
+	pe, err = fieldpath.DeserializePathElement(k)
+	return pe, false, err
+}
+
+// plainElement reads a key element `k:{"a":v,"b":v}` (names in strictly
+// increasing order) or a value element `v:v`, where each v is a string
+// of plainJSON characters, an integer of at most 15 digits (not -0) or a
+// boolean, as smd's JSON reader does: numbers as float64, keys sorted.
+func plainElement(k string) (fieldpath.PathElement, bool) {
+	var pe fieldpath.PathElement
+	switch {
+	case strings.HasPrefix(k, "v:"):
+		v, rest, ok := plainValue(k[2:])
+		if !ok || rest != "" {
+			return pe, false
+		}
+		pe.Value = &v
+		return pe, true
+	case !strings.HasPrefix(k, "k:{"):
+		return pe, false
+	}
+	s := k[3:]
+	var key value.FieldList
+	for {
+		name, rest, ok := plainString(s)
+		if !ok || !strings.HasPrefix(rest, ":") || len(key) > 0 && key[len(key)-1].Name >= name {
+			return pe, false
+		}
+		v, rest, ok := plainValue(rest[1:])
+		if !ok || rest == "" {
+			return pe, false
+		}
+		key = append(key, value.Field{Name: name, Value: v})
+		switch s = rest[1:]; rest[0] {
+		case ',':
+			continue
+		case '}':
+			if s != "" {
+				return pe, false
+			}
+			pe.Key = &key
+			return pe, true
+		}
+		return pe, false
+	}
+}
+
+// plainString reads a quoted plainJSON string at the start of s.
+func plainString(s string) (str, rest string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", "", false
+	}
+	end := strings.IndexByte(s[1:], '"')
+	if end < 0 || !plainJSON(s[1:1+end]) {
+		return "", "", false
+	}
+	return s[1 : 1+end], s[2+end:], true
+}
+
+// plainValue reads a plain value (see plainElement) at the start of s.
+func plainValue(s string) (value.Value, string, bool) {
+	switch {
+	case strings.HasPrefix(s, `"`):
+		str, rest, ok := plainString(s)
+		return value.NewValueInterface(str), rest, ok
+	case strings.HasPrefix(s, "true"):
+		return value.NewValueInterface(true), s[4:], true
+	case strings.HasPrefix(s, "false"):
+		return value.NewValueInterface(false), s[5:], true
+	}
+	i := 0
+	if strings.HasPrefix(s, "-") {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	digits := s[i:j]
+	if len(digits) == 0 || len(digits) > 15 || len(digits) > 1 && digits[0] == '0' || s[:j] == "-0" {
+		return nil, "", false
+	}
+	n, err := strconv.ParseInt(s[:j], 10, 64)
+	if err != nil {
+		return nil, "", false
+	}
+	return value.NewValueInterface(float64(n)), s[j:], true
 }
 
 // setToFields writes s as a FieldsV1 trie (what Set.ToJSON writes).
