@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
 	"github.com/kapi-dev/kapi/patch"
 )
 
@@ -552,5 +555,36 @@ func TestPlainElement(t *testing.T) {
 	}
 	if plain < 1000 {
 		t.Fatalf("got %d plain elements; want many", plain)
+	}
+}
+
+// TestPEKey checks the keys of path elements written without smd's JSON
+// stream against it: keys and values of strings (plain or to escape),
+// integers, floats and booleans.
+func TestPEKey(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	vals := []any{"a", "TCP", "", "a b", "<x>", `q"q`, "ü", "\n", int64(0), int64(-5), int64(80), int64(1) << 62, 1.5, float64(80), true, false}
+	names := []string{"a", "b", "port", "<", `q"`, "ü"}
+	for range 5000 {
+		var pe fieldpath.PathElement
+		if r.Intn(3) == 0 {
+			v := value.NewValueInterface(vals[r.Intn(len(vals))])
+			pe.Value = &v
+		} else {
+			var key value.FieldList
+			for _, n := range names {
+				if r.Intn(3) == 0 {
+					key = append(key, value.Field{Name: n, Value: value.NewValueInterface(vals[r.Intn(len(vals))])})
+				}
+			}
+			if len(key) == 0 {
+				continue
+			}
+			key.Sort()
+			pe.Key = &key
+		}
+		if fast, smd := patch.PEKeys(pe); fast != smd {
+			t.Fatalf("got key %s; want %s", fast, smd)
+		}
 	}
 }

@@ -155,3 +155,10 @@ func PlainElement(k string) (ok, same bool) {
 	}
 	return true, types(pe) == types(want)
 }
+
+// PEKeys returns the key of a path element as peKey writes it and as smd
+// does.
+func PEKeys(pe fieldpath.PathElement) (fast, smd string) {
+	smd, _ = fieldpath.SerializePathElement(pe)
+	return peKey(pe), smd
+}

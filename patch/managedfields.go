@@ -537,7 +537,8 @@ func setToFields(s *fieldpath.Set) map[string]any {
 }
 
 // peKey is fieldpath.SerializePathElement, without its JSON stream for
-// field names and indexes.
+// field names, indexes, and keys and values of plain strings, integers
+// and booleans.
 func peKey(pe fieldpath.PathElement) string {
 	switch {
 	case pe.FieldName != nil:
@@ -545,8 +546,62 @@ func peKey(pe fieldpath.PathElement) string {
 	case pe.Index != nil:
 		return "i:" + strconv.Itoa(*pe.Index)
 	}
+	if k, ok := plainKeyString(pe); ok {
+		return k
+	}
 	k, _ := fieldpath.SerializePathElement(pe)
 	return k
+}
+
+// plainKeyString writes a key or value element whose names and values
+// are plainJSON strings, int64s or booleans as smd's JSON stream does.
+func plainKeyString(pe fieldpath.PathElement) (string, bool) {
+	b := make([]byte, 0, 64)
+	value := func(v value.Value) bool {
+		switch x := v.Unstructured().(type) {
+		case string:
+			if !plainJSON(x) {
+				return false
+			}
+			b = append(b, '"')
+			b = append(b, x...)
+			b = append(b, '"')
+		case int64:
+			b = strconv.AppendInt(b, x, 10)
+		case bool:
+			b = strconv.AppendBool(b, x)
+		default:
+			return false
+		}
+		return true
+	}
+	switch {
+	case pe.Value != nil:
+		b = append(b, "v:"...)
+		if !value(*pe.Value) {
+			return "", false
+		}
+	case pe.Key != nil:
+		b = append(b, "k:{"...)
+		for i, f := range *pe.Key {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if !plainJSON(f.Name) {
+				return "", false
+			}
+			b = append(b, '"')
+			b = append(b, f.Name...)
+			b = append(b, `":`...)
+			if !value(f.Value) {
+				return "", false
+			}
+		}
+		b = append(b, '}')
+	default:
+		return "", false
+	}
+	return string(b), true
 }
 
 // encode turns mg into metadata.managedFields items, sorted as kube sorts
