@@ -65,7 +65,8 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 	}
 	v := fieldpath.APIVersion(apiVersion)
 	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}}
-	m.any = &updater{version: v}
+	safe := newSafeTypes(t.Schema)
+	m.any = &updater{version: v, safe: safe}
 	for sub, paths := range opts.ResetFields {
 		set := fieldpath.NewSet()
 		for _, p := range paths {
@@ -79,7 +80,7 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 			}
 			set.Insert(fp)
 		}
-		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set), reset: set}
+		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set), reset: set, safe: safe}
 	}
 	return m, nil
 }

@@ -122,7 +122,7 @@ func Reconcile(m *FieldManager, fields map[string]any) (noop, changed bool, err 
 		return false, false, err
 	}
 	tv := view(map[string]any{}, m.typ.Schema, m.typ.TypeRef)
-	noop = reconcileNoop(m.typ.Schema, m.typ.TypeRef, s, false)
+	noop = m.any.safe.noop(m.typ.Schema, m.typ.TypeRef, s, false)
 	out, err := typed.ReconcileFieldSetWithSchema(s, tv)
 	return noop, out != nil, err
 }

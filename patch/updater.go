@@ -6,7 +6,6 @@ import (
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
-	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
@@ -21,6 +20,7 @@ type updater struct {
 	version fieldpath.APIVersion
 	filter  fieldpath.Filter // the subresource's reset fields; nil: none
 	reset   *fieldpath.Set   // the set filter excludes; nil: none
+	safe    safeTypes        // the schema's types reconciliation never changes
 }
 
 // filterFor is IgnoreFilter[v]: only the manager's own version has one.
@@ -36,7 +36,7 @@ func (u *updater) filterFor(v fieldpath.APIVersion) fieldpath.Filter {
 func (u *updater) reconcile(live *typed.TypedValue, managers fieldpath.ManagedFields) (fieldpath.ManagedFields, error) {
 	out := make(fieldpath.ManagedFields, len(managers))
 	for id, vs := range managers {
-		if fastCompare && reconcileNoop(live.Schema(), live.TypeRef(), vs.Set(), false) {
+		if fastCompare && u.safe.noop(live.Schema(), live.TypeRef(), vs.Set(), false) {
 			out[id] = vs
 			continue
 		}
@@ -486,91 +486,4 @@ func putBack(out, l, r map[string]any) bool {
 		}
 	}
 	return true
-}
-
-// reconcileNoop reports that typed.ReconcileFieldSetWithSchema(set, tv)
-// for a value of type tr returns the set unchanged (nil) without error:
-// no node of set reaches below a type that is atomic now. It walks as
-// smd's reconcileWithSchemaWalker does, without building paths; false
-// is "ask smd", which gives the change or the error. isAtomic is set
-// holding the node as a member without children (false for the root).
-func reconcileNoop(sc *smdschema.Schema, tr smdschema.TypeRef, set *fieldpath.Set, isAtomic bool) bool {
-	a, ok := sc.Resolve(tr)
-	if !ok {
-		return false
-	}
-	switch {
-	case a.Map != nil:
-		t := a.Map
-		if isUntypedDeducedMap(t) {
-			return true
-		}
-		if !isAtomic && t.ElementRelationship == smdschema.Atomic {
-			return set == nil || set.Size() == 0
-		}
-		if set == nil {
-			return true
-		}
-		return itemsNoop(sc, set, func(pe fieldpath.PathElement) (smdschema.TypeRef, bool) {
-			tr := t.ElementType
-			if pe.FieldName != nil {
-				if sf, ok := t.FindField(*pe.FieldName); ok {
-					tr = sf.Type
-				}
-			}
-			return tr, tr != smdschema.TypeRef{}
-		})
-	case a.Scalar != nil:
-		return true
-	case a.List != nil:
-		t := a.List
-		if !isAtomic && t.ElementRelationship == smdschema.Atomic {
-			return false
-		}
-		if set == nil {
-			return true
-		}
-		return itemsNoop(sc, set, func(fieldpath.PathElement) (smdschema.TypeRef, bool) { return t.ElementType, true })
-	}
-	return false
-}
-
-// itemsNoop is reconcileNoop over set's children and members, typeOf
-// giving each element's type (false: not in the schema, skipped).
-func itemsNoop(sc *smdschema.Schema, set *fieldpath.Set, typeOf func(fieldpath.PathElement) (smdschema.TypeRef, bool)) bool {
-	ok := true
-	set.Children.Iterate(func(pe fieldpath.PathElement) {
-		if !ok {
-			return
-		}
-		if tr, found := typeOf(pe); found {
-			child, _ := set.Children.Get(pe)
-			ok = reconcileNoop(sc, tr, child, false)
-		}
-	})
-	set.Members.Iterate(func(pe fieldpath.PathElement) {
-		if !ok {
-			return
-		}
-		if _, has := set.Children.Get(pe); has {
-			return // walked above
-		}
-		if tr, found := typeOf(pe); found {
-			ok = reconcileNoop(sc, tr, nil, true)
-		}
-	})
-	return ok
-}
-
-// isUntypedDeducedMap is smd's: a map without fields whose elements are
-// untyped (preserve-unknown-fields without properties).
-func isUntypedDeducedMap(m *smdschema.Map) bool {
-	t := m.ElementType
-	deduced := false
-	if t.NamedType != nil {
-		deduced = *t.NamedType == "__untyped_deduced_"
-	} else {
-		deduced = t.Inlined.Scalar != nil && *t.Inlined.Scalar == "untyped"
-	}
-	return deduced && m.Fields == nil
 }
