@@ -38,7 +38,8 @@ type FieldManager struct {
 	// updaters per subresource ("" is the main resource); each ignores its
 	// subresource's reset fields.
 	updaters map[string]*updater
-	any      *updater // for subresources without reset fields
+	any      *updater  // for subresources without reset fields
+	keys     fieldKeys // the schema's field names as fieldsV1 keys
 }
 
 // FieldManagerOptions are the optional parts of a FieldManager.
@@ -64,7 +65,7 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 		return nil, fmt.Errorf("patch: field manager for %s: %w", apiVersion, err)
 	}
 	v := fieldpath.APIVersion(apiVersion)
-	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}}
+	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}, keys: newFieldKeys(t.Schema)}
 	safe := newSafeTypes(t.Schema)
 	m.any = &updater{version: v, safe: safe}
 	for sub, paths := range opts.ResetFields {
@@ -208,7 +209,7 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 	}
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
 	if created && len(mg.fields) == 0 {
-		if fields, ok := createFields(m.typ.Schema, m.typ.TypeRef, live, out, r.u.reset); ok {
+		if fields, ok := createFields(m.typ.Schema, m.typ.TypeRef, m.keys, live, out, r.u.reset); ok {
 			setManagedFields(out, r.created(fields, opts.Manager))
 			return nil
 		}

@@ -51,7 +51,8 @@ type diffSets struct {
 }
 
 type cmpWalker struct {
-	sc *smdschema.Schema
+	sc   *smdschema.Schema
+	keys fieldKeys // for createFields; nil: none
 }
 
 // valueKind is the kind of a JSON-form value as smd's deduceAtom reads it

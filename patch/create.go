@@ -5,6 +5,33 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 )
 
+// fieldKeys are the keys of the fields a schema declares ("f:name" by
+// name), written once rather than for every object.
+type fieldKeys map[string]string
+
+func newFieldKeys(sc *smdschema.Schema) fieldKeys {
+	keys := fieldKeys{}
+	if sc == nil {
+		return keys
+	}
+	for _, t := range sc.Types {
+		if t.Map != nil {
+			for _, f := range t.Map.Fields {
+				keys[f.Name] = "f:" + f.Name
+			}
+		}
+	}
+	return keys
+}
+
+// fieldKey is peKey of the field name.
+func (w *cmpWalker) fieldKey(name string) string {
+	if k, ok := w.keys[name]; ok {
+		return k
+	}
+	return "f:" + name
+}
+
 // createFields is the fieldsV1 trie of a create's manager (no managers
 // before it) written straight from obj, without field sets: what Update
 // computes as the trie of strip(filter(added ∪ modified)) when comparing
@@ -14,11 +41,11 @@ import (
 // stripSet's members; live's fields are modified or equal, and stripped.
 // obj and live are validated as compareJSON does; ok is false for what
 // it leaves to smd.
-func createFields(sc *smdschema.Schema, tr smdschema.TypeRef, live, obj map[string]any, reset *fieldpath.Set) (map[string]any, bool) {
+func createFields(sc *smdschema.Schema, tr smdschema.TypeRef, keys fieldKeys, live, obj map[string]any, reset *fieldpath.Set) (map[string]any, bool) {
 	if !fastCompare {
 		return nil, false
 	}
-	w := cmpWalker{sc: sc}
+	w := cmpWalker{sc: sc, keys: keys}
 	a, ok := w.atom(tr, smdMap)
 	if !ok || a.Map.ElementRelationship == smdschema.Atomic || !w.valid(tr, live) {
 		return nil, false
@@ -37,7 +64,7 @@ func createFields(sc *smdschema.Schema, tr smdschema.TypeRef, live, obj map[stri
 			}
 			continue
 		}
-		if !w.added(out, pe, "f:"+k, ftr, v, reset, stripSet) {
+		if !w.added(out, pe, w.fieldKey(k), ftr, v, reset, stripSet) {
 			return nil, false
 		}
 	}
@@ -105,7 +132,15 @@ func (w *cmpWalker) addedBelow(tr smdschema.TypeRef, v any, reset, strip *fieldp
 		out := make(map[string]any, len(m))
 		for key, e := range m {
 			ftr, ok := fieldType(a.Map, key)
-			if !ok || !w.added(out, fieldpath.PathElement{FieldName: &key}, "f:"+key, ftr, e, reset, strip) {
+			if !ok {
+				return nil, false
+			}
+			var pe fieldpath.PathElement // only the sets read it
+			if reset != nil || strip != nil {
+				k := key
+				pe.FieldName = &k
+			}
+			if !w.added(out, pe, w.fieldKey(key), ftr, e, reset, strip) {
 				return nil, false
 			}
 		}
