@@ -22,9 +22,10 @@ var fastCompare = true
 // the JSON-form maps themselves, without converting numbers or building
 // smd values, and skips what both share. It reports ok only when both are
 // valid and every node it met is one it reads as smd does: no null beside
-// a value, no list that is neither atomic nor associative, no associative list item
-// without every key or with a duplicate, no value of another kind than
-// its type. Otherwise smd must be asked (it gives the errors too).
+// a value, no list that is neither atomic nor associative, no associative
+// list item without every key or with a duplicate, no value of another
+// kind than its type. Otherwise smd must be asked (it gives the errors
+// too).
 func compareJSON(sc *smdschema.Schema, tr smdschema.TypeRef, live, obj map[string]any) (*typed.Comparison, bool) {
 	if !fastCompare {
 		return nil, false

@@ -391,7 +391,7 @@ func TestUpdateShortcutsSame(t *testing.T) {
 	updateBothWays(t, bench, withUID(live), obj, opts)
 }
 
-// TestReconcileNoop checks reconcileNoop against smd's
+// TestReconcileNoop checks safeTypes.noop against smd's
 // ReconcileFieldSetWithSchema: field sets of random widgets under one
 // schema (or none, where every map is granular) reconciled with another,
 // where atomic maps and lists make smd change some.

@@ -115,7 +115,7 @@ func ManagerID(manager, op, apiVersion, sub string) (id, std string, back bool) 
 }
 
 // Reconcile decodes a fieldsV1 trie and reconciles its set with m's
-// schema: noop is reconcileNoop's answer, changed and err smd's.
+// schema: noop is safeTypes.noop's answer, changed and err smd's.
 func Reconcile(m *FieldManager, fields map[string]any) (noop, changed bool, err error) {
 	s, _, err := decodeFields(fields)
 	if err != nil {
