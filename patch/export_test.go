@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -47,13 +48,20 @@ func SetFastUpdate(on bool) bool {
 }
 
 // FieldsRoundTrip decodes a fieldsV1 trie and writes its set again: canon
-// is what fieldsToSet reports.
-func FieldsRoundTrip(fields map[string]any) (again map[string]any, canon bool, err error) {
+// is what decodeFields reports, smdSame that smd's Set.FromJSON reads the
+// trie's JSON as the same set.
+func FieldsRoundTrip(fields map[string]any) (again map[string]any, canon, smdSame bool, err error) {
 	s, canon, err := decodeFields(fields)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	return setToFields(s), canon, nil
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return nil, false, false, err
+	}
+	var want fieldpath.Set
+	smdSame = want.FromJSON(bytes.NewReader(b)) == nil && want.Equals(s)
+	return setToFields(s), canon, smdSame, nil
 }
 
 // EncodedFieldSet is the fieldsV1 trie of obj's field set.

@@ -29,9 +29,9 @@ func TestManagerID(t *testing.T) {
 	}
 }
 
-// TestFieldsRoundTrip checks that a fieldsV1 trie fieldsToSet calls
-// canonical is written again as it is, on the tries of random widgets'
-// field sets and on variants that are not canonical.
+// TestFieldsRoundTrip checks decodeFields against smd's Set.FromJSON, and
+// that a trie it calls canonical is written again as it is, on the tries
+// of random widgets' field sets and on variants that are not canonical.
 func TestFieldsRoundTrip(t *testing.T) {
 	fm, err := patch.NewFieldManager(widgetSchema(t), "example.com/v1", patch.FieldManagerOptions{})
 	if err != nil {
@@ -78,9 +78,12 @@ func TestFieldsRoundTrip(t *testing.T) {
 	}
 	canon := 0
 	for _, f := range tries {
-		again, ok, err := patch.FieldsRoundTrip(f)
+		again, ok, smdSame, err := patch.FieldsRoundTrip(f)
 		if err != nil {
 			t.Fatalf("%s: %v", mustJSON(f), err)
+		}
+		if !smdSame {
+			t.Fatalf("%s: got a set smd's FromJSON does not read", mustJSON(f))
 		}
 		if ok {
 			canon++
