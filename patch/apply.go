@@ -38,7 +38,8 @@ type FieldManager struct {
 	// updaters per subresource ("" is the main resource); each ignores its
 	// subresource's reset fields.
 	updaters map[string]*updater
-	any      *updater // for subresources without reset fields
+	any      *updater  // for subresources without reset fields
+	keys     fieldKeys // the schema's field names as fieldsV1 keys
 }
 
 // FieldManagerOptions are the optional parts of a FieldManager.
@@ -64,8 +65,9 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 		return nil, fmt.Errorf("patch: field manager for %s: %w", apiVersion, err)
 	}
 	v := fieldpath.APIVersion(apiVersion)
-	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}}
-	m.any = &updater{version: v}
+	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}, keys: newFieldKeys(t.Schema)}
+	safe := newSafeTypes(t.Schema)
+	m.any = &updater{version: v, safe: safe}
 	for sub, paths := range opts.ResetFields {
 		set := fieldpath.NewSet()
 		for _, p := range paths {
@@ -79,7 +81,7 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 			}
 			set.Insert(fp)
 		}
-		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set)}
+		m.updaters[sub] = &updater{version: v, filter: fieldpath.NewExcludeSetFilter(set), reset: set, safe: safe}
 	}
 	return m, nil
 }
@@ -125,7 +127,7 @@ func now(t time.Time) *time.Time {
 // managedFields recomputed but the applier's time unchanged.
 func (m *FieldManager) Apply(live, config map[string]any, opts ApplyOptions) (map[string]any, error) {
 	entries, _ := managedFieldsOf(live)
-	mg, err := decodeManaged(entries)
+	mg, err := decodeManaged(entries, false)
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to decode managed fields: " + err.Error()}
 	}
@@ -197,32 +199,51 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 	if len(mg.fields) == 0 && live != nil && uid(live) != "" {
 		return nil // not tracked: kube starts tracking on create or first apply
 	}
-	if live == nil {
+	created := live == nil
+	if created {
 		kind, _ := out["kind"].(string)
 		if m.kind != "" {
 			kind = m.kind
 		}
 		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
 	}
-	// Both are only read from here on: views, not copies.
-	lv, _ := smdView(withoutManagedFields(live))
-	liveV := lv.(map[string]any)
-	liveTV, err := m.typ.FromUnstructured(liveV, typed.AllowDuplicates)
-	if err != nil {
-		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert live object (%s) to smd typed: %v", m.describe(live), err)}
-	}
-	// Validation looks at each value on its own, so what the new object
-	// shares with the valid live one is valid: only the rest is checked
-	// (same errors, same paths).
-	nv, _ := smdView(out)
-	newV := nv.(map[string]any)
-	_, diff := changed(liveV, newV)
-	if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
-		return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
-	}
-	newTV := view(newV, m.typ.Schema, m.typ.TypeRef)
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
-	if mg, err = r.update(liveTV, newTV, mg, opts.Manager); err != nil {
+	if created && len(mg.fields) == 0 {
+		if fields, ok := createFields(m.typ.Schema, m.typ.TypeRef, m.keys, live, out, r.u.reset); ok {
+			setManagedFields(out, r.created(fields, opts.Manager))
+			return nil
+		}
+	}
+	lw := withoutManagedFields(live)
+	var liveTV *typed.TypedValue
+	var cmp func() (*typed.Comparison, error)
+	if c, ok := compareJSON(m.typ.Schema, m.typ.TypeRef, lw, out); ok {
+		// Both valid, compared: smd only reads live's type from here on.
+		liveTV = view(lw, m.typ.Schema, m.typ.TypeRef)
+		cmp = func() (*typed.Comparison, error) { return c, nil }
+	} else {
+		// Both are only read from here on: views, not copies.
+		lv, _ := smdView(lw)
+		liveV := lv.(map[string]any)
+		var err error
+		liveTV, err = m.typ.FromUnstructured(liveV, typed.AllowDuplicates)
+		if err != nil {
+			return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert live object (%s) to smd typed: %v", m.describe(live), err)}
+		}
+		// Validation looks at each value on its own, so what the new object
+		// shares with the valid live one is valid: only the rest is checked
+		// (same errors, same paths).
+		nv, _ := smdView(out)
+		newV := nv.(map[string]any)
+		_, diff := changed(liveV, newV)
+		if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
+			return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
+		}
+		newTV := view(newV, m.typ.Schema, m.typ.TypeRef)
+		cmp = func() (*typed.Comparison, error) { return compare(liveTV, newTV) }
+	}
+	mg, err := r.update(liveTV, cmp, mg, opts.Manager)
+	if err != nil {
 		return err
 	}
 	setManagedFields(out, mg.encode())
@@ -233,7 +254,7 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource bool) (*managed, error) {
 	fromLive := func() (*managed, error) {
 		le, _ := managedFieldsOf(live)
-		if mg, err := decodeManaged(le); err == nil {
+		if mg, err := decodeManaged(le, false); err == nil {
 			return mg, nil
 		}
 		return newManaged(), nil
@@ -245,7 +266,7 @@ func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource boo
 	if isReset(ne, ok) {
 		return newManaged(), nil
 	}
-	mg, err := decodeManaged(ne)
+	mg, err := decodeManaged(ne, true)
 	if err != nil || len(mg.fields) == 0 {
 		return fromLive()
 	}
@@ -267,15 +288,16 @@ func (r *request) id(manager, op string) string {
 	return managerID(managerKey{Manager: manager, Operation: op, APIVersion: r.m.apiVersion, Subresource: r.sub})
 }
 
-// update records an update of liveTV to newTV by manager.
-func (r *request) update(liveTV, newTV *typed.TypedValue, mg *managed, manager string) (*managed, error) {
+// update records an update of liveTV by manager, cmp comparing liveTV
+// with the new object.
+func (r *request) update(liveTV *typed.TypedValue, cmp func() (*typed.Comparison, error), mg *managed, manager string) (*managed, error) {
 	const self = "current-operation"
 	id := r.id(manager, OperationUpdate)
-	fields, err := r.u.update(liveTV, newTV, mg.fields, self)
+	fields, err := r.u.update(liveTV, cmp, mg.fields, self)
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to update ManagedFields: " + err.Error()}
 	}
-	mg = &managed{fields: fields, times: mg.times}
+	mg = &managed{fields: fields, times: mg.times, raw: mg.raw}
 	mg.strip(self)
 	if vs, ok := mg.fields[self]; ok {
 		delete(mg.fields, self)
@@ -335,7 +357,8 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 		if err != nil {
 			return nil, nil, &Error{Kind: ErrSchema, Msg: "failed to create manager for existing fields: " + err.Error()}
 		}
-		if mg, err = r.update(emptyTV, liveTV, mg, "before-first-apply"); err != nil {
+		cmp := func() (*typed.Comparison, error) { return compare(emptyTV, liveTV) }
+		if mg, err = r.update(emptyTV, cmp, mg, "before-first-apply"); err != nil {
 			return nil, nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
 		}
 	}
@@ -348,7 +371,7 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 		}
 		return nil, nil, &Error{Kind: ErrSchema, Msg: err.Error()}
 	}
-	mg = &managed{fields: fields, times: mg.times}
+	mg = &managed{fields: fields, times: mg.times, raw: mg.raw}
 	mg.strip(id)
 	var obj map[string]any
 	if newTV != nil {
@@ -437,4 +460,17 @@ func (m *FieldManager) describe(obj map[string]any) string {
 	av, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	return ns + "/" + name + "; " + gvkString(av, kind)
+}
+
+// created is the managedFields of a create whose manager's trie is fields
+// (createFields): its Update entry stamped now, none for an empty trie.
+func (r *request) created(fields map[string]any, manager string) []any {
+	if len(fields) == 0 {
+		return nil
+	}
+	if manager == "" {
+		manager = "unknown"
+	}
+	k := managerKey{Manager: manager, Operation: OperationUpdate, APIVersion: r.m.apiVersion, Subresource: r.sub}
+	return []any{entryItem(k, fields, r.now)}
 }

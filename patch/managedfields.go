@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,7 +25,21 @@ const (
 type managed struct {
 	fields fieldpath.ManagedFields
 	times  map[string]*time.Time // nil: the entry has no time
+	// raw are decoded fieldsV1 tries, by manager identifier, that encode
+	// reuses for a set equal to the one decoded (nil: none).
+	raw map[string]rawFields
 }
+
+// rawFields is a fieldsV1 trie as decoded, exactly what setToFields
+// writes for set.
+type rawFields struct {
+	set    *fieldpath.Set
+	fields map[string]any
+}
+
+// reuseFields enables the reuse of decoded fieldsV1 (tests turn it off to
+// check it changes nothing).
+var reuseFields = true
 
 func newManaged() *managed {
 	return &managed{fields: fieldpath.ManagedFields{}, times: map[string]*time.Time{}}
@@ -40,6 +53,7 @@ func (m *managed) clone() *managed {
 	for k, v := range m.times {
 		c.times[k] = v
 	}
+	c.raw = m.raw // read only
 	return c
 }
 
@@ -58,13 +72,93 @@ func managerID(k managerKey) string {
 	if k.Operation == OperationApply {
 		k.APIVersion = ""
 	}
+	if id, ok := plainManagerID(k); ok {
+		return id
+	}
 	b, _ := json.Marshal(k) // cannot fail: strings only
 	return string(b)
 }
 
+// fields are k's fields in their JSON order.
+func (k *managerKey) fields() [4]struct {
+	name string
+	v    *string
+} {
+	return [4]struct {
+		name string
+		v    *string
+	}{{"manager", &k.Manager}, {"operation", &k.Operation}, {"apiVersion", &k.APIVersion}, {"subresource", &k.Subresource}}
+}
+
+// plainManagerID is json.Marshal(k) for strings JSON writes as they are
+// (printable ASCII but for what it escapes); ok is false otherwise.
+func plainManagerID(k managerKey) (string, bool) {
+	b := make([]byte, 0, 96)
+	b = append(b, '{')
+	for _, f := range k.fields() {
+		if *f.v == "" {
+			continue
+		}
+		if !plainJSON(*f.v) {
+			return "", false
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, f.name...)
+		b = append(b, `":"`...)
+		b = append(b, *f.v...)
+		b = append(b, '"')
+	}
+	b = append(b, '}')
+	return string(b), true
+}
+
+// plainJSON reports whether encoding/json writes s as is between quotes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
 func parseManagerID(id string) (managerKey, bool) {
+	if k, ok := parsePlainManagerID(id); ok {
+		return k, true
+	}
 	var k managerKey
 	return k, json.Unmarshal([]byte(id), &k) == nil
+}
+
+// parsePlainManagerID reads what plainManagerID writes; ok is false for
+// anything else.
+func parsePlainManagerID(id string) (managerKey, bool) {
+	var k managerKey
+	s, ok := strings.CutPrefix(id, "{")
+	if !ok || strings.IndexByte(id, '\\') >= 0 {
+		return k, false
+	}
+	first := true
+	for _, f := range k.fields() {
+		p := `"` + f.name + `":"`
+		if !first {
+			p = "," + p
+		}
+		rest, found := strings.CutPrefix(s, p)
+		if !found {
+			continue
+		}
+		end := strings.IndexByte(rest, '"')
+		if end < 0 || end == 0 || !plainJSON(rest[:end]) {
+			return k, false
+		}
+		*f.v, s, first = rest[:end], rest[end+1:], false
+	}
+	return k, s == "}"
 }
 
 // entry is one metadata.managedFields item, decoded as k8s.io/apimachinery's
@@ -96,11 +190,14 @@ func managedFieldsOf(obj map[string]any) (entries []entry, ok bool) {
 			return nil, false
 		}
 		var e entry
-		for k, dst := range map[string]*string{"manager": &e.Manager, "operation": &e.Operation, "apiVersion": &e.APIVersion, "fieldsType": &e.FieldsType, "subresource": &e.Subresource} {
-			switch v := m[k].(type) {
+		for _, f := range [...]struct {
+			k   string
+			dst *string
+		}{{"manager", &e.Manager}, {"operation", &e.Operation}, {"apiVersion", &e.APIVersion}, {"fieldsType", &e.FieldsType}, {"subresource", &e.Subresource}} {
+			switch v := m[f.k].(type) {
 			case nil:
 			case string:
-				*dst = v
+				*f.dst = v
 			default:
 				return nil, false
 			}
@@ -129,7 +226,10 @@ func isReset(entries []entry, ok bool) bool {
 }
 
 // decodeManaged validates and decodes entries as kube's DecodeManagedFields.
-func decodeManaged(entries []entry) (*managed, error) {
+// With keepRaw, the fieldsV1 of entries that are what encode would write
+// for their set are kept for encode to reuse (the caller's object may
+// share them with the result).
+func decodeManaged(entries []entry, keepRaw bool) (*managed, error) {
 	mg := &managed{fields: make(fieldpath.ManagedFields, len(entries)), times: make(map[string]*time.Time, len(entries))}
 	for i, e := range entries {
 		switch e.Operation {
@@ -148,121 +248,34 @@ func decodeManaged(entries []entry) (*managed, error) {
 			return nil, fmt.Errorf("invalid fieldsType %q in managed fields entry %d", e.FieldsType, i)
 		}
 		set := &fieldpath.Set{}
+		var raw map[string]any
 		if e.FieldsV1 != nil {
 			fm, ok := e.FieldsV1.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("error decoding versioned set from entry %d: fieldsV1 is not an object", i)
 			}
-			s, _, err := fieldsToSet(fm)
+			s, canon, err := decodeFields(fm)
 			if err != nil {
 				return nil, fmt.Errorf("error decoding versioned set from entry %d: %v", i, err)
 			}
-			if s != nil {
-				set = s
+			set = s
+			if canon && keepRaw && reuseFields {
+				raw = fm
 			}
 		}
 		id := managerID(e.managerKey)
+		if raw != nil {
+			if mg.raw == nil {
+				mg.raw = map[string]rawFields{}
+			}
+			mg.raw[id] = rawFields{set, raw}
+		} else {
+			delete(mg.raw, id)
+		}
 		mg.fields[id] = fieldpath.NewVersionedSet(set, fieldpath.APIVersion(e.APIVersion), e.Operation == OperationApply)
 		mg.times[id] = e.Time
 	}
 	return mg, nil
-}
-
-// fieldsToSet reads a FieldsV1 trie as fieldpath.Set.FromJSON does: an
-// object without (known) children is a member of its parent, "." marks a
-// member that also has children, unknown path element kinds are dropped.
-// The keys are sorted first so that the set's sorted slices are built by
-// appending (map order is random; inserting in it is quadratic).
-func fieldsToSet(m map[string]any) (children *fieldpath.Set, isMember bool, err error) {
-	type kid struct {
-		key string
-		pe  fieldpath.PathElement
-		sub map[string]any
-	}
-	kids := make([]kid, 0, len(m))
-	sorted := true
-	for k, v := range m {
-		if k == "." {
-			isMember = true
-			continue
-		}
-		pe, err := fieldpath.DeserializePathElement(k)
-		if errors.Is(err, fieldpath.ErrUnknownPathElementType) {
-			continue
-		} else if err != nil {
-			return nil, false, fmt.Errorf("parsing key as path element: %v", err)
-		}
-		sub, ok := v.(map[string]any)
-		if !ok {
-			return nil, false, fmt.Errorf("%s: expected an object", k)
-		}
-		if n := len(kids); n > 0 && sorted && !kids[n-1].pe.Less(pe) {
-			sorted = false
-		}
-		kids = append(kids, kid{k, pe, sub})
-	}
-	if !sorted {
-		// The keys' order is nearly always the elements' (the same kind,
-		// numbers of as many digits): sort by the cheap one, check, and
-		// sort by the elements only when it is not.
-		slices.SortFunc(kids, func(a, b kid) int { return strings.Compare(a.key, b.key) })
-		for i := 1; i < len(kids); i++ {
-			if !kids[i-1].pe.Less(kids[i].pe) {
-				slices.SortFunc(kids, func(a, b kid) int { return a.pe.Compare(b.pe) })
-				break
-			}
-		}
-	}
-	for _, c := range kids {
-		grand, member, err := fieldsToSet(c.sub)
-		if err != nil {
-			return nil, false, err
-		}
-		if children == nil && (member || grand != nil) {
-			children = &fieldpath.Set{}
-		}
-		if member {
-			children.Members.Insert(c.pe)
-		}
-		if grand != nil {
-			*children.Children.Descend(c.pe) = *grand
-		}
-	}
-	if children == nil {
-		isMember = true
-	}
-	return children, isMember, nil
-}
-
-// setToFields writes s as a FieldsV1 trie (what Set.ToJSON writes).
-func setToFields(s *fieldpath.Set) map[string]any {
-	out := make(map[string]any, s.Members.Size()+s.Children.Size())
-	s.Members.Iterate(func(pe fieldpath.PathElement) {
-		out[peKey(pe)] = map[string]any{}
-	})
-	s.Children.Iterate(func(pe fieldpath.PathElement) {
-		k := peKey(pe)
-		child, _ := s.Children.Get(pe)
-		m := setToFields(child)
-		if _, member := out[k]; member && len(m) > 0 {
-			m["."] = map[string]any{}
-		}
-		out[k] = m
-	})
-	return out
-}
-
-// peKey is fieldpath.SerializePathElement, without its JSON stream for
-// field names and indexes.
-func peKey(pe fieldpath.PathElement) string {
-	switch {
-	case pe.FieldName != nil:
-		return "f:" + *pe.FieldName
-	case pe.Index != nil:
-		return "i:" + strconv.Itoa(*pe.Index)
-	}
-	k, _ := fieldpath.SerializePathElement(pe)
-	return k
 }
 
 // encode turns mg into metadata.managedFields items, sorted as kube sorts
@@ -284,18 +297,18 @@ func (mg *managed) encode() []any {
 		if vs.Applied() {
 			k.Operation = OperationApply
 		}
-		item := map[string]any{"apiVersion": k.APIVersion, "fieldsType": "FieldsV1", "fieldsV1": setToFields(vs.Set())}
-		for f, v := range map[string]string{"manager": k.Manager, "operation": k.Operation, "subresource": k.Subresource} {
-			if v != "" {
-				item[f] = v
-			}
+		var fields map[string]any
+		if r, ok := mg.raw[id]; ok && (r.set == vs.Set() || r.set.Equals(vs.Set())) {
+			fields = r.fields
+		} else {
+			fields = setToFields(vs.Set())
 		}
 		var secs int64
-		if t := mg.times[id]; t != nil {
-			item["time"] = t.UTC().Format(time.RFC3339)
+		t := mg.times[id]
+		if t != nil {
 			secs = t.Unix()
 		}
-		all = append(all, sorted{k, secs, item})
+		all = append(all, sorted{k, secs, entryItem(k, fields, t)})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		p, q := all[i], all[j]
@@ -316,6 +329,23 @@ func (mg *managed) encode() []any {
 		out[i] = s.item
 	}
 	return out
+}
+
+// entryItem is the metadata.managedFields item of manager k (its
+// apiVersion and operation as the entry has them) with a fieldsV1 trie
+// and a time (nil: none).
+func entryItem(k managerKey, fields map[string]any, t *time.Time) map[string]any {
+	item := make(map[string]any, 7)
+	item["apiVersion"], item["fieldsType"], item["fieldsV1"] = k.APIVersion, "FieldsV1", fields
+	for _, f := range k.fields() {
+		if *f.v != "" && f.name != "apiVersion" {
+			item[f.name] = *f.v
+		}
+	}
+	if t != nil {
+		item["time"] = t.UTC().Format(time.RFC3339)
+	}
+	return item
 }
 
 // maxUpdateManagers is kube's DefaultMaxUpdateManagers; ancientChanges the

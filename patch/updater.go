@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -18,6 +19,8 @@ import (
 type updater struct {
 	version fieldpath.APIVersion
 	filter  fieldpath.Filter // the subresource's reset fields; nil: none
+	reset   *fieldpath.Set   // the set filter excludes; nil: none
+	safe    safeTypes        // the schema's types reconciliation never changes
 }
 
 // filterFor is IgnoreFilter[v]: only the manager's own version has one.
@@ -33,6 +36,10 @@ func (u *updater) filterFor(v fieldpath.APIVersion) fieldpath.Filter {
 func (u *updater) reconcile(live *typed.TypedValue, managers fieldpath.ManagedFields) (fieldpath.ManagedFields, error) {
 	out := make(fieldpath.ManagedFields, len(managers))
 	for id, vs := range managers {
+		if fastCompare && u.safe.noop(live.Schema(), live.TypeRef(), vs.Set(), false) {
+			out[id] = vs
+			continue
+		}
 		set, err := typed.ReconcileFieldSetWithSchema(vs.Set(), live)
 		if err != nil {
 			return nil, err
@@ -49,8 +56,8 @@ func (u *updater) reconcile(live *typed.TypedValue, managers fieldpath.ManagedFi
 // from every manager but workflow (an error with the conflicts unless
 // force). One comparison serves every version; smd compares again per
 // version (with the identity conversion, the same walk).
-func (u *updater) diff(live, obj *typed.TypedValue, managers fieldpath.ManagedFields, workflow string, force bool) (fieldpath.ManagedFields, *typed.Comparison, error) {
-	raw, err := compare(live, obj)
+func (u *updater) diff(cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, workflow string, force bool) (fieldpath.ManagedFields, *typed.Comparison, error) {
+	raw, err := cmp()
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to compare objects: %v", err)
 	}
@@ -66,6 +73,15 @@ func (u *updater) diff(live, obj *typed.TypedValue, managers fieldpath.ManagedFi
 		versions[v] = c
 		return c
 	}
+	changed := map[*typed.Comparison]*fieldpath.Set{}
+	changedSet := func(c *typed.Comparison) *fieldpath.Set {
+		s, ok := changed[c]
+		if !ok {
+			s = c.Modified.Union(c.Added)
+			changed[c] = s
+		}
+		return s
+	}
 	compare := compareAt(u.version)
 	conflicts := fieldpath.ManagedFields{}
 	removed := fieldpath.ManagedFields{}
@@ -74,7 +90,7 @@ func (u *updater) diff(live, obj *typed.TypedValue, managers fieldpath.ManagedFi
 			continue
 		}
 		c := compareAt(vs.APIVersion())
-		if set := vs.Set().Intersection(c.Modified.Union(c.Added)); !set.Empty() {
+		if set := vs.Set().Intersection(changedSet(c)); !set.Empty() {
 			conflicts[id] = fieldpath.NewVersionedSet(set, vs.APIVersion(), false)
 		}
 		if !c.Removed.Empty() {
@@ -98,13 +114,13 @@ func (u *updater) diff(live, obj *typed.TypedValue, managers fieldpath.ManagedFi
 	return managers, compare, nil
 }
 
-// update is merge.Updater.Update.
-func (u *updater) update(live, obj *typed.TypedValue, managers fieldpath.ManagedFields, manager string) (fieldpath.ManagedFields, error) {
+// update is merge.Updater.Update, cmp comparing live with the new object.
+func (u *updater) update(live *typed.TypedValue, cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, manager string) (fieldpath.ManagedFields, error) {
 	managers, err := u.reconcile(live, managers)
 	if err != nil {
 		return nil, err
 	}
-	managers, compare, err := u.diff(live, obj, managers, manager, true)
+	managers, compare, err := u.diff(cmp, managers, manager, true)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +128,21 @@ func (u *updater) update(live, obj *typed.TypedValue, managers fieldpath.Managed
 	if vs, ok := managers[manager]; ok {
 		own = vs.Set()
 	}
-	set := own.Difference(compare.Removed).Union(compare.Modified).Union(compare.Added)
+	// Set operations with an empty side are skipped: they would copy
+	// the other (strip's difference normalizes the result anyway).
+	set := own
+	if !compare.Removed.Empty() {
+		set = set.Difference(compare.Removed)
+	}
+	for _, s := range []*fieldpath.Set{compare.Modified, compare.Added} {
+		switch {
+		case s.Empty():
+		case set.Empty():
+			set = s
+		default:
+			set = set.Union(s)
+		}
+	}
 	if u.filter != nil {
 		set = u.filter.Filter(set)
 	}
@@ -147,7 +177,8 @@ func (u *updater) apply(live, config *typed.TypedValue, managers fieldpath.Manag
 	if merged, err = u.prune(merged, managers, last); err != nil {
 		return nil, nil, fmt.Errorf("failed to prune fields: %v", err)
 	}
-	if managers, _, err = u.diff(live, merged, managers, manager, force); err != nil {
+	cmp := func() (*typed.Comparison, error) { return compare(live, merged) }
+	if managers, _, err = u.diff(cmp, managers, manager, force); err != nil {
 		return nil, nil, err
 	}
 	if value.EqualsUsing(value.NewFreelistAllocator(), live.AsValue(), merged.AsValue()) {
@@ -291,6 +322,9 @@ func identical(a, b any) bool {
 	switch a := a.(type) {
 	case string:
 		b, ok := b.(string)
+		return ok && a == b
+	case json.Number:
+		b, ok := b.(json.Number)
 		return ok && a == b
 	case int64:
 		b, ok := b.(int64)

@@ -24,9 +24,17 @@ func (r *Registry) readBody(req *http.Request) ([]byte, error) {
 	if req.ContentLength > r.opts.MaxBodyBytes {
 		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
 	}
-	b, err := io.ReadAll(io.LimitReader(req.Body, r.opts.MaxBodyBytes+1))
+	var body bytes.Buffer
+	if n := req.ContentLength; n > 0 {
+		body.Grow(int(n) + bytes.MinRead) // read at once, EOF included
+	}
+	_, err := body.ReadFrom(io.LimitReader(req.Body, r.opts.MaxBodyBytes+1))
 	if err != nil {
 		return nil, errBadRequest("cannot read the request body: %v", err)
+	}
+	b := body.Bytes()
+	if b == nil {
+		b = []byte{} // as io.ReadAll: empty, not nil
 	}
 	if int64(len(b)) > r.opts.MaxBodyBytes {
 		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")

@@ -135,7 +135,7 @@ func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, r
 	if err := strictProblems(ctx, o, problems, refuse); err != nil {
 		return err
 	}
-	if res.Schema != nil {
+	if res.defaults { // without defaults, ApplyDefaults changes nothing
 		res.Schema.ApplyDefaults(map[string]any(obj))
 	}
 	return nil

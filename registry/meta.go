@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -198,7 +199,7 @@ func specChanged(a, b Object) bool {
 		if k == "metadata" || k == "status" {
 			continue
 		}
-		if !reflect.DeepEqual(v, b[k]) {
+		if !deepEqual(v, b[k]) {
 			return true
 		}
 	}
@@ -208,6 +209,52 @@ func specChanged(a, b Object) bool {
 		}
 	}
 	return false
+}
+
+// deepEqual is reflect.DeepEqual for JSON-form values, without
+// reflection for maps, lists and the usual scalars (a nil map or list
+// differs from an empty one, as there).
+func deepEqual(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || (a == nil) != (b == nil) || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !deepEqual(av, bv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || (a == nil) != (b == nil) || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !deepEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && a == b
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	case int64:
+		b, ok := b.(int64)
+		return ok && a == b
+	case nil:
+		return b == nil
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func generation(o Object) int64 { return intAt(o, "metadata.generation") }

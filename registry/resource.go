@@ -71,7 +71,7 @@ type Resource struct {
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
 	// defaults is set by Register when the schema has defaults to fill
-	// in on reads.
+	// in on reads and writes.
 	defaults bool
 	merge    *schema.Schema // Schema with ObjectMeta's, for merging; set by Register
 }

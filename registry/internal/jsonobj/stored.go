@@ -3,6 +3,7 @@ package jsonobj
 import (
 	"bytes"
 	"sort"
+	"sync"
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
@@ -29,7 +30,16 @@ func Encode(obj map[string]any) ([]byte, error) {
 	}
 	sort.Strings(keys)
 	keys = append([]string{"apiVersion", "kind", "metadata"}, keys...)
-	buf := append(make([]byte, 0, 512), '{')
+	// Encoded into a reused buffer, then copied out at its size: one
+	// allocation instead of a buffer grown (and copied) to it.
+	bp := scratch.Get().(*[]byte)
+	buf := append((*bp)[:0], '{')
+	defer func() {
+		if cap(buf) <= maxScratch {
+			*bp = buf[:0]
+			scratch.Put(bp)
+		}
+	}()
 	for _, k := range keys {
 		v, ok := obj[k]
 		if !ok {
@@ -45,8 +55,14 @@ func Encode(obj map[string]any) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return append(buf, '}'), nil
+	buf = append(buf, '}')
+	return bytes.Clone(buf), nil
 }
+
+// scratch keeps Encode's buffers; maxScratch is the largest one kept.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxScratch = 256 << 10
 
 var metaKey = []byte(`"metadata":{`)
 
