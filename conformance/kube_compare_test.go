@@ -263,6 +263,22 @@ func normalizeObject(obj map[string]any) any {
 				}
 			}
 		}
+		// Both servers order entries by operation, then by time in
+		// seconds, then by manager, apiVersion and subresource. The two
+		// servers' requests fall in different seconds, so with the times
+		// gone the order is compared without them.
+		slices.SortStableFunc(mfs, func(a, b any) int {
+			am, _ := a.(map[string]any)
+			bm, _ := b.(map[string]any)
+			for _, k := range []string{"operation", "manager", "apiVersion", "subresource"} {
+				x, _ := am[k].(string)
+				y, _ := bm[k].(string)
+				if c := strings.Compare(x, y); c != 0 {
+					return c
+				}
+			}
+			return 0
+		})
 	}
 	return c
 }
