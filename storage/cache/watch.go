@@ -45,21 +45,13 @@ func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if !ok {
 		return c.backend.Watch(ctx, key, opts)
 	}
-	wo := watch.WatcherOptions{
-		Match:            keytree.Match(key, opts.Recursive, opts.Predicate),
-		InitialEventsEnd: opts.InitialEnd,
-		Bookmarks:        opts.Bookmarks,
-	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	from := opts.Revision
 	if opts.Initial || from == 0 {
 		from = c.log.Revision()
 	}
-	if opts.Initial {
-		wo.Start = keytree.Initial(c.tree, c.cloneTree, key, opts.Recursive)
-	}
-	w, err := c.log.Watch(ctx, from, wo)
+	w, err := c.log.Watch(ctx, from, keytree.WatcherOptions(c.tree, c.cloneTree, key, opts))
 	if errors.Is(err, watch.ErrGone) {
 		return nil, c.expired(key, from, c.log)
 	}

@@ -27,21 +27,13 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if err := s.waitFor(ctx, key, opts.Revision); err != nil {
 		return nil, err
 	}
-	wo := watch.WatcherOptions{
-		Match:            keytree.Match(key, opts.Recursive, opts.Predicate),
-		InitialEventsEnd: opts.InitialEnd,
-		Bookmarks:        opts.Bookmarks,
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	from := opts.Revision
 	if opts.Initial || from == 0 {
 		from = s.rev.Load()
 	}
-	if opts.Initial {
-		wo.Start = keytree.Initial(s.tree, s.cloneTree, key, opts.Recursive)
-	}
-	w, err := s.log.Watch(ctx, from, wo)
+	w, err := s.log.Watch(ctx, from, keytree.WatcherOptions(s.tree, s.cloneTree, key, opts))
 	if errors.Is(err, watch.ErrGone) {
 		return nil, s.expired(key, from)
 	}

@@ -8,6 +8,22 @@ import (
 	"github.com/kapi-dev/kapi/watch"
 )
 
+// WatcherOptions returns the options of a watch of key in the live tree
+// t: the filter Match(key, opts.Recursive, opts.Predicate), opts'
+// bookmarks, and with opts.Initial the initial state (Initial(t, clone,
+// key, opts.Recursive)). Callers hold t's lock, as for Initial.
+func WatcherOptions(t *Tree, clone func() *Tree, key string, opts storage.WatchOptions) watch.WatcherOptions {
+	wo := watch.WatcherOptions{
+		Match:            Match(key, opts.Recursive, opts.Predicate),
+		InitialEventsEnd: opts.InitialEnd,
+		Bookmarks:        opts.Bookmarks,
+	}
+	if opts.Initial {
+		wo.Start = Initial(t, clone, key, opts.Recursive)
+	}
+	return wo
+}
+
 // Initial returns the state under key in the live tree t as Added
 // changes, the start of a watch with initial events. Callers hold the
 // lock that keeps t from changing, taken with the log position the watch

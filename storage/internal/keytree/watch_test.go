@@ -168,3 +168,46 @@ func TestMatchTransitions(t *testing.T) {
 		})
 	}
 }
+
+func TestWatcherOptions(t *testing.T) {
+	prod := storage.Predicate{Label: storage.Selector{{Key: "env", Op: storage.Equals, Values: []string{"prod"}}}}
+	tests := []struct {
+		name    string
+		opts    storage.WatchOptions
+		initial []string // nil: no Start
+	}{
+		{"live only", storage.WatchOptions{Recursive: true, Bookmarks: true}, nil},
+		{"initial, one key", storage.WatchOptions{Initial: true, InitialEnd: true}, []string{"ADDED /a/1@1"}},
+		{"initial, recursive, with a predicate (the watcher applies it, not Start)", storage.WatchOptions{Initial: true, Recursive: true, Predicate: prod},
+			[]string{"ADDED /a/1@1", "ADDED /a/2@2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			live := treeOf("/a/1", "/a/2")
+			key := "/a/"
+			if !tt.opts.Recursive {
+				key = "/a/1"
+			}
+			wo := keytree.WatcherOptions(live, live.Clone, key, tt.opts)
+			if wo.InitialEventsEnd != tt.opts.InitialEnd || wo.Bookmarks != tt.opts.Bookmarks {
+				t.Errorf("got InitialEventsEnd %v, Bookmarks %v; want %v, %v", wo.InitialEventsEnd, wo.Bookmarks, tt.opts.InitialEnd, tt.opts.Bookmarks)
+			}
+			if (wo.Start == nil) != (tt.initial == nil) {
+				t.Fatalf("got Start set %v; want %v", wo.Start != nil, tt.initial != nil)
+			}
+			if wo.Start != nil {
+				if got := changes(wo.Start); !slices.Equal(got, tt.initial) {
+					t.Errorf("got initial %q; want %q", got, tt.initial)
+				}
+			}
+			match := func(key, env string) bool {
+				return wo.Match(storage.Object{Key: key, Labels: map[string]string{"env": env}})
+			}
+			wantDev := tt.opts.Predicate.Empty()
+			if !match("/a/1", "prod") || match("/a/1", "dev") != wantDev || match("/b/1", "prod") {
+				t.Errorf("Match(/a/1 prod, /a/1 dev, /b/1 prod): got %v %v %v; want true %v false",
+					match("/a/1", "prod"), match("/a/1", "dev"), match("/b/1", "prod"), wantDev)
+			}
+		})
+	}
+}
