@@ -82,9 +82,7 @@ type Cache struct {
 	opts    Options
 
 	mu    sync.RWMutex
-	clone sync.Mutex // tree.Clone is safe alongside readers, not alongside itself
-	tree  *keytree.Tree
-	dirs  keytree.Dirs // keys under each prefix ending in '/' (and "")
+	live  keytree.Live // the tree at log.Revision(), guarded by mu
 	log   *watch.Broadcaster
 	ready bool // the tree holds a listed state; false while re-listing
 	snaps revlru.Cache[*keytree.Snapshot]

@@ -66,7 +66,7 @@ func (c *Cache) relist(ctx context.Context) (watch.Interface, error) {
 	log.Compact(res.Revision) // nothing before the list is known
 	c.mu.Lock()
 	old := c.log
-	c.tree, c.dirs, c.log, c.ready = t, dirs, log, true
+	c.live.Tree, c.live.Dirs, c.log, c.ready = t, dirs, log, true
 	c.snaps.Reset()
 	c.progress = progressOf(w)
 	c.mu.Unlock()
@@ -163,15 +163,15 @@ func (c *Cache) apply(ev watch.Event) {
 	if ev.Revision <= c.log.Revision() {
 		return // replayed by a resumed watch
 	}
-	old, had := c.tree.Get(&keytree.Item{Key: o.Key})
+	old, had := c.live.Tree.Get(&keytree.Item{Key: o.Key})
 	ch := watch.Change{Revision: ev.Revision}
 	if had {
 		ch.Prev = old.Obj
 	}
 	switch {
 	case ev.Type == watch.Deleted && had:
-		c.tree.Delete(old)
-		c.dirs.Add(o.Key, -1)
+		c.live.Tree.Delete(old)
+		c.live.Dirs.Add(o.Key, -1)
 		ch.Type = watch.Deleted
 	case ev.Type == watch.Deleted:
 		ch.Type = watch.Bookmark // nothing to delete: progress only
@@ -180,10 +180,10 @@ func (c *Cache) apply(ev watch.Event) {
 			o.Memo = new(storage.Memo)
 		}
 		it := &keytree.Item{Key: o.Key, Obj: o}
-		c.tree.ReplaceOrInsert(it)
+		c.live.Tree.ReplaceOrInsert(it)
 		ch.Object, ch.Type = it.Obj, watch.Modified
 		if !had {
-			c.dirs.Add(o.Key, 1)
+			c.live.Dirs.Add(o.Key, 1)
 			ch.Type = watch.Added
 		}
 	}

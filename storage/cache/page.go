@@ -72,10 +72,10 @@ func (c *Cache) list(prefix string, opts storage.ListOptions) (storage.ListResul
 		return c.page(sn, prefix, prefix, 0, opts)
 	}
 	known := int64(-1)
-	if n, ok := c.dirs.Count(prefix); ok && opts.Predicate.Empty() {
+	if n, ok := c.live.Dirs.Count(prefix); ok && opts.Predicate.Empty() {
 		known = n
 	}
-	items, next, more := scan(c.tree, prefix, prefix, opts.Limit, opts.Predicate, known)
+	items, next, more := scan(c.live.Tree, prefix, prefix, opts.Limit, opts.Predicate, known)
 	res := storage.ListResult{Items: items, Revision: cur}
 	if !more {
 		c.mu.RUnlock()

@@ -81,10 +81,10 @@ func (c *Cache) get(key string, opts storage.GetOptions) (storage.Object, bool, 
 		cur = opts.Revision
 		if ch, ok := c.firstChange(key, opts.Revision); ok {
 			state = ch.Prev
-		} else if it, ok := c.tree.Get(&keytree.Item{Key: key}); ok {
+		} else if it, ok := c.live.Tree.Get(&keytree.Item{Key: key}); ok {
 			state = it.Obj
 		}
-	} else if it, ok := c.tree.Get(&keytree.Item{Key: key}); ok {
+	} else if it, ok := c.live.Tree.Get(&keytree.Item{Key: key}); ok {
 		state = it.Obj
 	}
 	if state == nil {

@@ -60,7 +60,7 @@ func (c *Cache) snapshotAt(prefix string, rev uint64) (*keytree.Snapshot, bool) 
 		return nil, false
 	}
 	undo := slices.Collect(changes)
-	t := c.cloneTree()
+	t := c.live.Clone()
 	c.mu.RUnlock()
 	for _, ch := range slices.Backward(undo) {
 		k, ok := keyOf(ch)
@@ -80,21 +80,5 @@ func (c *Cache) snapshotAt(prefix string, rev uint64) (*keytree.Snapshot, bool) 
 // revision, cached, with prefix's key count when the directory counts
 // know it. Callers hold mu (shared is enough: the feeder waits).
 func (c *Cache) liveSnapshot(prefix string) *keytree.Snapshot {
-	rev := c.log.Revision()
-	sn, ok := c.snaps.Get(rev, c.log.Oldest())
-	if !ok {
-		sn = c.snaps.Put(rev, keytree.NewSnapshot(rev, c.cloneTree()))
-	}
-	if n, ok := c.dirs.Count(prefix); ok {
-		sn.SetCount(prefix, n)
-	}
-	return sn
-}
-
-// cloneTree returns an O(1) copy-on-write clone of the tree. Callers
-// hold mu.
-func (c *Cache) cloneTree() *keytree.Tree {
-	c.clone.Lock()
-	defer c.clone.Unlock()
-	return c.tree.Clone()
+	return c.live.Snapshot(&c.snaps, c.log.Revision(), c.log.Oldest(), prefix)
 }

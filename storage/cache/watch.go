@@ -51,7 +51,7 @@ func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if opts.Initial || from == 0 {
 		from = c.log.Revision()
 	}
-	w, err := c.log.Watch(ctx, from, keytree.WatcherOptions(c.tree, c.cloneTree, key, opts))
+	w, err := c.log.Watch(ctx, from, keytree.WatcherOptions(&c.live, key, opts))
 	if errors.Is(err, watch.ErrGone) {
 		return nil, c.expired(key, from, c.log)
 	}

@@ -42,7 +42,7 @@ func (s *Store) getAt(key string, rev uint64) (storage.Object, error) {
 		}
 	} else if c, ok := s.firstChange(key, rev); ok {
 		state = c.Prev
-	} else if it, ok := s.tree.Get(&keytree.Item{Key: key}); ok {
+	} else if it, ok := s.live.Tree.Get(&keytree.Item{Key: key}); ok {
 		state = it.Obj
 	}
 	if state == nil {
@@ -96,8 +96,8 @@ func (s *Store) snapshotAt(prefix string, rev uint64) (*keytree.Snapshot, error)
 		return nil, s.expired(prefix, rev)
 	}
 	undo := slices.Collect(changes)
-	t := s.cloneTree()
-	n, known := s.dirs.Count(prefix)
+	t := s.live.Clone()
+	n, known := s.live.Dirs.Count(prefix)
 	s.mu.RUnlock()
 
 	for _, c := range slices.Backward(undo) {
@@ -129,21 +129,5 @@ func (s *Store) snapshotAt(prefix string, rev uint64) (*keytree.Snapshot, error)
 // snapshotLocked returns the snapshot of the current state, cached.
 // Callers hold mu (shared is enough: no write runs meanwhile).
 func (s *Store) snapshotLocked(prefix string) *keytree.Snapshot {
-	rev := s.rev.Load()
-	sn, ok := s.snaps.Get(rev, s.log.Oldest())
-	if !ok {
-		sn = s.snaps.Put(rev, keytree.NewSnapshot(rev, s.cloneTree()))
-	}
-	if n, ok := s.dirs.Count(prefix); ok {
-		sn.SetCount(prefix, n)
-	}
-	return sn
-}
-
-// cloneTree returns an O(1) copy-on-write clone of the live tree.
-// Callers hold mu.
-func (s *Store) cloneTree() *keytree.Tree {
-	s.clone.Lock()
-	defer s.clone.Unlock()
-	return s.tree.Clone()
+	return s.live.Snapshot(&s.snaps, s.rev.Load(), s.log.Oldest(), prefix)
 }

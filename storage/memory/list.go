@@ -63,13 +63,13 @@ func (s *Store) listCurrent(prefix, start string, offset int64, opts storage.Lis
 		return storage.ListResult{}, false
 	}
 	size := opts.Limit
-	if n, ok := s.dirs.Count(prefix); ok && opts.Predicate.Empty() && (size == 0 || n <= size) {
+	if n, ok := s.live.Dirs.Count(prefix); ok && opts.Predicate.Empty() && (size == 0 || n <= size) {
 		if start == prefix { // the whole collection, and the count says how big
-			return storage.ListResult{Items: scanAll(s.tree, prefix, n), Revision: rev}, true
+			return storage.ListResult{Items: scanAll(s.live.Tree, prefix, n), Revision: rev}, true
 		}
 		size = n
 	}
-	items, next, more := scan(s.tree, prefix, start, opts.Limit, opts.Predicate, size)
+	items, next, more := scan(s.live.Tree, prefix, start, opts.Limit, opts.Predicate, size)
 	res := storage.ListResult{Items: items, Revision: rev}
 	if !more {
 		return res, true

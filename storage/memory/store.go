@@ -78,9 +78,7 @@ func newItem(obj storage.Object) *keytree.Item {
 // after N yields the state at N.
 type Store struct {
 	mu    sync.RWMutex
-	clone sync.Mutex // tree.Clone is safe alongside readers, not alongside itself
-	tree  *keytree.Tree
-	dirs  keytree.Dirs  // keys under each prefix ending in '/' (and "")
+	live  keytree.Live  // the current state, guarded by mu
 	rev   atomic.Uint64 // current revision; written under mu
 	log   *watch.Broadcaster
 	snaps revlru.Cache[*keytree.Snapshot]
@@ -105,8 +103,7 @@ func New(opts Options) *Store {
 		opts.Snapshots = DefaultSnapshots
 	}
 	s := &Store{
-		tree: keytree.New(),
-		dirs: keytree.Dirs{},
+		live: keytree.Live{Tree: keytree.New(), Dirs: keytree.Dirs{}},
 		log: watch.NewBroadcaster(watch.Options{
 			History:          opts.History,
 			MaxEvents:        opts.MaxEvents,
@@ -136,11 +133,11 @@ func (s *Store) Create(_ context.Context, obj storage.Object) (storage.Object, e
 	defer s.mu.Unlock()
 	obj.Revision = s.rev.Load() + 1
 	it := newItem(obj)
-	if old, ok := s.tree.ReplaceOrInsert(it); ok {
-		s.tree.ReplaceOrInsert(old)
+	if old, ok := s.live.Tree.ReplaceOrInsert(it); ok {
+		s.live.Tree.ReplaceOrInsert(old)
 		return storage.Object{}, &storage.Error{Err: storage.ErrExists, Key: obj.Key, Revision: s.rev.Load()}
 	}
-	s.dirs.Add(obj.Key, 1)
+	s.live.Dirs.Add(obj.Key, 1)
 	s.commit(watch.Change{Type: watch.Added, Revision: obj.Revision, Object: it.Obj})
 	return it.Object(), nil
 }
@@ -157,7 +154,7 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 	if opts.Match == rv.Exact && opts.Revision != 0 && opts.Revision < s.rev.Load() {
 		return s.getAt(key, opts.Revision)
 	}
-	it, ok := s.tree.Get(&keytree.Item{Key: key})
+	it, ok := s.live.Tree.Get(&keytree.Item{Key: key})
 	if !ok {
 		return storage.Object{}, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: s.rev.Load()}
 	}
@@ -191,7 +188,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			next.Fields = cur.Fields
 		}
 		s.mu.Lock()
-		if now, ok := s.tree.Get(it); !ok || now != it {
+		if now, ok := s.live.Tree.Get(it); !ok || now != it {
 			s.mu.Unlock()
 			continue // raced with another writer
 		}
@@ -201,7 +198,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		}
 		next.Revision = s.rev.Load() + 1
 		nit := newItem(next)
-		s.tree.ReplaceOrInsert(nit)
+		s.live.Tree.ReplaceOrInsert(nit)
 		s.commit(watch.Change{Type: watch.Modified, Revision: next.Revision, Object: nit.Obj, Prev: it.Obj})
 		s.mu.Unlock()
 		return nit.Object(), nil
@@ -222,12 +219,12 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 			}
 		}
 		s.mu.Lock()
-		if now, ok := s.tree.Get(it); !ok || now != it {
+		if now, ok := s.live.Tree.Get(it); !ok || now != it {
 			s.mu.Unlock()
 			continue
 		}
-		s.tree.Delete(it)
-		s.dirs.Add(key, -1)
+		s.live.Tree.Delete(it)
+		s.live.Dirs.Add(key, -1)
 		s.commit(watch.Change{Type: watch.Deleted, Revision: s.rev.Load() + 1, Prev: it.Obj})
 		s.mu.Unlock()
 		return cur, nil
@@ -252,7 +249,7 @@ func (s *Store) current(ctx context.Context, key string, p storage.Preconditions
 		return nil, err
 	}
 	s.mu.RLock()
-	it, ok := s.tree.Get(&keytree.Item{Key: key})
+	it, ok := s.live.Tree.Get(&keytree.Item{Key: key})
 	rev := s.rev.Load()
 	s.mu.RUnlock()
 	if !ok {

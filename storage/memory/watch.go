@@ -33,7 +33,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if opts.Initial || from == 0 {
 		from = s.rev.Load()
 	}
-	w, err := s.log.Watch(ctx, from, keytree.WatcherOptions(s.tree, s.cloneTree, key, opts))
+	w, err := s.log.Watch(ctx, from, keytree.WatcherOptions(&s.live, key, opts))
 	if errors.Is(err, watch.ErrGone) {
 		return nil, s.expired(key, from)
 	}
