@@ -11,7 +11,7 @@ import (
 // WatcherOptions returns the options of a watch of key in l: the filter
 // Match(key, opts.Recursive, opts.Predicate), opts' bookmarks, and with
 // opts.Initial the initial state (Initial(l, key, opts.Recursive)).
-// Callers hold l's lock, as for Initial.
+// Callers hold the lock that guards l, as for Initial.
 func WatcherOptions(l *Live, key string, opts storage.WatchOptions) watch.WatcherOptions {
 	wo := watch.WatcherOptions{
 		Match:            Match(key, opts.Recursive, opts.Predicate),
@@ -25,11 +25,11 @@ func WatcherOptions(l *Live, key string, opts storage.WatchOptions) watch.Watche
 }
 
 // Initial returns the state under key in l as Added changes, the start
-// of a watch with initial events. Callers hold l's lock, taken with the
-// log position the watch starts at, so the state and the position
-// agree. Without recursive, key's item is read now; with it, a clone of
-// the tree is taken now and its items under key are read as the changes
-// are drawn:
+// of a watch with initial events. Callers hold the lock that guards l,
+// taken with the log position the watch starts at, so the state and the
+// position agree. Without recursive, key's item is read now; with it, a
+// clone of the tree is taken now and its items under key are read as
+// the changes are drawn:
 //
 //	l at r7: {/a/1, /a/2, /b/1}
 //	Initial(l, "/a/1", false): Added /a/1
@@ -39,20 +39,20 @@ func Initial(l *Live, key string, recursive bool) iter.Seq[watch.Change] {
 		it, ok := l.Tree.Get(&Item{Key: key})
 		return func(yield func(watch.Change) bool) {
 			if ok {
-				yield(Added(it))
+				yield(added(it))
 			}
 		}
 	}
 	c := l.Clone()
 	return func(yield func(watch.Change) bool) {
 		c.AscendGreaterOrEqual(&Item{Key: key}, func(it *Item) bool {
-			return strings.HasPrefix(it.Key, key) && yield(Added(it))
+			return strings.HasPrefix(it.Key, key) && yield(added(it))
 		})
 	}
 }
 
-// Added returns it as an Added change at its revision.
-func Added(it *Item) watch.Change {
+// added returns it as an Added change at its revision.
+func added(it *Item) watch.Change {
 	return watch.Change{Type: watch.Added, Revision: it.Object().Revision, Object: it.Obj}
 }
 
