@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/btree"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/storage/internal/revlru"
 	"github.com/kapi-dev/kapi/watch"
 )
@@ -67,20 +67,6 @@ type Options struct {
 	Snapshots int
 }
 
-// item is one key's state in the tree, immutable once inserted; obj is
-// the storage.Object boxed once, shared by the tree, the log and every
-// watcher's events.
-type item struct {
-	key string
-	obj any // storage.Object
-}
-
-func (it *item) object() storage.Object { return it.obj.(storage.Object) }
-
-func less(a, b *item) bool { return a.key < b.key }
-
-type tree = btree.BTreeG[*item]
-
 // Cache is a watch cache in front of a storage backend: it implements
 // storage.Interface, sends writes to the backend and serves reads and
 // watches from memory, fed by one watch of the backend. All methods are
@@ -96,12 +82,10 @@ type Cache struct {
 	opts    Options
 
 	mu    sync.RWMutex
-	clone sync.Mutex // tree.Clone is safe alongside readers, not alongside itself
-	tree  *tree
-	dirs  map[string]int64 // keys under each prefix ending in '/' (and "")
+	live  keytree.Live // the tree at log.Revision(), guarded by mu
 	log   *watch.Broadcaster
 	ready bool // the tree holds a listed state; false while re-listing
-	snaps revlru.Cache[*snapshot]
+	snaps revlru.Cache[*keytree.Snapshot]
 	// progress asks the backend watch for a bookmark (nil between watches).
 	progress func()
 
@@ -127,7 +111,7 @@ func New(backend storage.Interface, opts Options) (*Cache, error) {
 	if t, ok := backend.(interface{ Tokens() rv.Tokens }); ok && opts.Tokens.Secret == nil {
 		opts.Tokens = t.Tokens()
 	}
-	c := &Cache{backend: backend, opts: opts, done: make(chan struct{}), snaps: revlru.Cache[*snapshot]{Max: opts.Snapshots}}
+	c := &Cache{backend: backend, opts: opts, done: make(chan struct{}), snaps: revlru.Cache[*keytree.Snapshot]{Max: opts.Snapshots}}
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := c.relist(ctx)
 	if err != nil {

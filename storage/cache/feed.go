@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/btree"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/watch"
 )
 
@@ -48,14 +48,14 @@ func (c *Cache) relist(ctx context.Context) (watch.Interface, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := btree.NewG(32, less)
-	dirs := map[string]int64{}
+	t := keytree.New()
+	dirs := keytree.Dirs{}
 	for _, o := range res.Items {
 		if o.Memo == nil {
 			o.Memo = new(storage.Memo)
 		}
-		t.ReplaceOrInsert(&item{key: o.Key, obj: o})
-		count(dirs, o.Key, 1)
+		t.ReplaceOrInsert(&keytree.Item{Key: o.Key, Obj: o})
+		dirs.Add(o.Key, 1)
 	}
 	log := watch.NewBroadcaster(watch.Options{
 		History:          c.opts.History,
@@ -66,7 +66,7 @@ func (c *Cache) relist(ctx context.Context) (watch.Interface, error) {
 	log.Compact(res.Revision) // nothing before the list is known
 	c.mu.Lock()
 	old := c.log
-	c.tree, c.dirs, c.log, c.ready = t, dirs, log, true
+	c.live.Tree, c.live.Dirs, c.log, c.ready = t, dirs, log, true
 	c.snaps.Reset()
 	c.progress = progressOf(w)
 	c.mu.Unlock()
@@ -163,15 +163,15 @@ func (c *Cache) apply(ev watch.Event) {
 	if ev.Revision <= c.log.Revision() {
 		return // replayed by a resumed watch
 	}
-	old, had := c.tree.Get(&item{key: o.Key})
+	old, had := c.live.Tree.Get(&keytree.Item{Key: o.Key})
 	ch := watch.Change{Revision: ev.Revision}
 	if had {
-		ch.Prev = old.obj
+		ch.Prev = old.Obj
 	}
 	switch {
 	case ev.Type == watch.Deleted && had:
-		c.tree.Delete(old)
-		count(c.dirs, o.Key, -1)
+		c.live.Tree.Delete(old)
+		c.live.Dirs.Add(o.Key, -1)
 		ch.Type = watch.Deleted
 	case ev.Type == watch.Deleted:
 		ch.Type = watch.Bookmark // nothing to delete: progress only
@@ -179,11 +179,11 @@ func (c *Cache) apply(ev watch.Event) {
 		if o.Memo == nil {
 			o.Memo = new(storage.Memo)
 		}
-		it := &item{key: o.Key, obj: o}
-		c.tree.ReplaceOrInsert(it)
-		ch.Object, ch.Type = it.obj, watch.Modified
+		it := &keytree.Item{Key: o.Key, Obj: o}
+		c.live.Tree.ReplaceOrInsert(it)
+		ch.Object, ch.Type = it.Obj, watch.Modified
 		if !had {
-			count(c.dirs, o.Key, 1)
+			c.live.Dirs.Add(o.Key, 1)
 			ch.Type = watch.Added
 		}
 	}
@@ -197,22 +197,5 @@ func (c *Cache) advance(rev uint64) {
 	defer c.mu.Unlock()
 	if rev > c.log.Revision() {
 		_ = c.log.Publish(watch.Change{Type: watch.Bookmark, Revision: rev})
-	}
-}
-
-// count adds d to the key counts of every directory holding key: for
-// "/a/b/c" those are "", "/", "/a/" and "/a/b/".
-func count(dirs map[string]int64, key string, d int64) {
-	dirs[""] += d
-	for i := 0; i < len(key); i++ {
-		if key[i] != '/' {
-			continue
-		}
-		dir := key[:i+1]
-		if n := dirs[dir] + d; n != 0 {
-			dirs[dir] = n
-		} else {
-			delete(dirs, dir)
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 )
 
 // Lists. A whole list, and the first page of a paginated one, is read
@@ -71,10 +72,10 @@ func (c *Cache) list(prefix string, opts storage.ListOptions) (storage.ListResul
 		return c.page(sn, prefix, prefix, 0, opts)
 	}
 	known := int64(-1)
-	if n, ok := c.dirCount(prefix); ok && opts.Predicate.Empty() {
+	if n, ok := c.live.Dirs.Count(prefix); ok && opts.Predicate.Empty() {
 		known = n
 	}
-	items, next, more := scan(c.tree, prefix, prefix, opts.Limit, opts.Predicate, known)
+	items, next, more := scan(c.live.Tree, prefix, prefix, opts.Limit, opts.Predicate, known)
 	res := storage.ListResult{Items: items, Revision: cur}
 	if !more {
 		c.mu.RUnlock()
@@ -125,17 +126,17 @@ func (c *Cache) listContinue(ctx context.Context, prefix string, opts storage.Li
 // page reads a page of sn from key start on; offset counts the items
 // of earlier pages. false when more pages follow and the cache does not
 // page.
-func (c *Cache) page(sn *snapshot, prefix, start string, offset int64, opts storage.ListOptions) (storage.ListResult, bool) {
+func (c *Cache) page(sn *keytree.Snapshot, prefix, start string, offset int64, opts storage.ListOptions) (storage.ListResult, bool) {
 	known := int64(-1)
 	switch {
 	case !opts.Predicate.Empty():
 	case start == prefix:
-		known, _ = sn.known(prefix) // not counted for a whole list: the scan counts
+		known, _ = sn.Known(prefix) // not counted for a whole list: the scan counts
 	default:
-		known = max(sn.count(prefix)-offset, 0) // counted once per snapshot, for Remaining too
+		known = max(sn.Count(prefix)-offset, 0) // counted once per snapshot, for Remaining too
 	}
-	items, next, more := scan(sn.tree, prefix, start, opts.Limit, opts.Predicate, known)
-	res := storage.ListResult{Items: items, Revision: sn.rev}
+	items, next, more := scan(sn.Tree, prefix, start, opts.Limit, opts.Predicate, known)
+	res := storage.ListResult{Items: items, Revision: sn.Rev}
 	if more {
 		if !c.paging() {
 			return storage.ListResult{}, false
@@ -147,11 +148,11 @@ func (c *Cache) page(sn *snapshot, prefix, start string, offset int64, opts stor
 
 // finish sets the continue token and remaining count of a page of sn
 // after which more items follow from key next.
-func (c *Cache) finish(res *storage.ListResult, sn *snapshot, prefix, next string, offset int64, p storage.Predicate) {
+func (c *Cache) finish(res *storage.ListResult, sn *keytree.Snapshot, prefix, next string, offset int64, p storage.Predicate) {
 	offset += int64(len(res.Items))
-	res.Continue = c.opts.Tokens.Encode(prefix, rv.Token{Revision: sn.rev, Key: next[len(prefix):], Offset: offset})
+	res.Continue = c.opts.Tokens.Encode(prefix, rv.Token{Revision: sn.Rev, Key: next[len(prefix):], Offset: offset})
 	if p.Empty() {
-		n := max(sn.count(prefix)-offset, 0)
+		n := max(sn.Count(prefix)-offset, 0)
 		res.Remaining = &n
 	}
 }
@@ -162,7 +163,7 @@ func (c *Cache) finish(res *storage.ListResult, sn *snapshot, prefix, next strin
 // known, when not negative, is the number of keys under prefix from
 // start on (p must then be empty): the keys are read without looking at
 // each, as they follow each other in the tree.
-func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, known int64) (items []storage.Object, next string, more bool) {
+func scan(t *keytree.Tree, prefix, start string, limit int64, p storage.Predicate, known int64) (items []storage.Object, next string, more bool) {
 	if known >= 0 && p.Empty() {
 		if items, next, more, ok := scanKnown(t, prefix, start, limit, known); ok {
 			return items, next, more
@@ -177,16 +178,16 @@ func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, known
 		size = min(size, limit)
 	}
 	items = make([]storage.Object, 0, size)
-	t.AscendGreaterOrEqual(&item{key: start}, func(it *item) bool {
-		if !strings.HasPrefix(it.key, prefix) {
+	t.AscendGreaterOrEqual(&keytree.Item{Key: start}, func(it *keytree.Item) bool {
+		if !strings.HasPrefix(it.Key, prefix) {
 			return false
 		}
-		obj := it.object()
+		obj := it.Object()
 		if !all && !p.Matches(obj) {
 			return true
 		}
 		if limit > 0 && int64(len(items)) == limit {
-			next, more = it.key, true
+			next, more = it.Key, true
 			return false
 		}
 		items = append(items, obj)
@@ -200,19 +201,19 @@ func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, known
 // tree, so it takes that many from start on, then checks that the last
 // one is under prefix and the one after it is not (unless it is the
 // next page's); false if the count was wrong.
-func scanKnown(t *tree, prefix, start string, limit, known int64) (items []storage.Object, next string, more, ok bool) {
+func scanKnown(t *keytree.Tree, prefix, start string, limit, known int64) (items []storage.Object, next string, more, ok bool) {
 	n := known
 	if limit > 0 && limit < n {
 		n, more = limit, true
 	}
 	items = make([]storage.Object, 0, n)
 	after, found := "", false
-	t.AscendGreaterOrEqual(&item{key: start}, func(it *item) bool {
+	t.AscendGreaterOrEqual(&keytree.Item{Key: start}, func(it *keytree.Item) bool {
 		if int64(len(items)) == n {
-			after, found = it.key, true
+			after, found = it.Key, true
 			return false
 		}
-		items = append(items, it.object())
+		items = append(items, it.Object())
 		return true
 	})
 	if int64(len(items)) != n || n > 0 && !strings.HasPrefix(items[n-1].Key, prefix) ||

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/watch"
 )
 
@@ -80,11 +81,11 @@ func (c *Cache) get(key string, opts storage.GetOptions) (storage.Object, bool, 
 		cur = opts.Revision
 		if ch, ok := c.firstChange(key, opts.Revision); ok {
 			state = ch.Prev
-		} else if it, ok := c.tree.Get(&item{key: key}); ok {
-			state = it.obj
+		} else if it, ok := c.live.Tree.Get(&keytree.Item{Key: key}); ok {
+			state = it.Obj
 		}
-	} else if it, ok := c.tree.Get(&item{key: key}); ok {
-		state = it.obj
+	} else if it, ok := c.live.Tree.Get(&keytree.Item{Key: key}); ok {
+		state = it.Obj
 	}
 	if state == nil {
 		return storage.Object{}, true, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: cur}

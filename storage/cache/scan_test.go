@@ -5,17 +5,17 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/google/btree"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 )
 
 // TestScanKnown: a scan told how many keys follow gives the same page
 // as one that looks at every key, and falls back to looking when the
 // count it was told is wrong.
 func TestScanKnown(t *testing.T) {
-	tr := btree.NewG(32, less)
+	tr := keytree.New()
 	for _, k := range []string{"/a/x", "/b/0", "/b/1", "/b/2", "/b/3", "/b/4", "/b0", "/c/y"} {
-		tr.ReplaceOrInsert(&item{key: k, obj: storage.Object{Key: k}})
+		tr.ReplaceOrInsert(&keytree.Item{Key: k, Obj: storage.Object{Key: k}})
 	}
 	keys := func(items []storage.Object) []string {
 		var out []string
@@ -35,8 +35,8 @@ func TestScanKnown(t *testing.T) {
 	for _, tt := range tests {
 		want, wantNext, wantMore := scan(tr, tt.prefix, tt.start, tt.limit, storage.Predicate{}, -1)
 		exact := int64(0)
-		tr.AscendGreaterOrEqual(&item{key: tt.start}, func(it *item) bool {
-			if len(it.key) < len(tt.prefix) || it.key[:len(tt.prefix)] != tt.prefix {
+		tr.AscendGreaterOrEqual(&keytree.Item{Key: tt.start}, func(it *keytree.Item) bool {
+			if len(it.Key) < len(tt.prefix) || it.Key[:len(tt.prefix)] != tt.prefix {
 				return false
 			}
 			exact++

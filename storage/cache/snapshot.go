@@ -2,17 +2,17 @@ package cache
 
 import (
 	"slices"
-	"strings"
-	"sync"
 
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/watch"
 )
 
-// Snapshots. A paginated list is served from one snapshot, the state of
-// the cache at the revision its first page was read at: a copy-on-write
-// clone of the tree (google/btree's Clone is O(1); the live tree copies
-// a node the first time the feeder touches it afterwards, so a snapshot
-// costs memory only for the parts written since). Snapshots are taken
+// Snapshots. A paginated list is served from one snapshot (a
+// keytree.Snapshot), the state of the cache at the revision its first
+// page was read at: a copy-on-write clone of the tree (google/btree's
+// Clone is O(1); the live tree copies a node the first time the feeder
+// touches it afterwards, so a snapshot costs memory only for the parts
+// written since). Snapshots are taken
 // lazily, by the first page of a list that needs more than one, not on
 // every event as kube's cacher does (ListFromCacheSnapshot): the feeder
 // pays nothing for them.
@@ -27,60 +27,6 @@ import (
 //	@7 evicted, third page:              undo r8.. on a clone of the live tree → @7 again
 //	7 older than the history:            the backend serves the token (or ErrExpired)
 
-// snapshot is the state of the cache at rev, never modified once
-// published. counts caches the number of keys under a list prefix at
-// rev, for remainingItemCount.
-type snapshot struct {
-	rev  uint64
-	tree *tree
-
-	mu     sync.Mutex
-	counts map[string]int64
-}
-
-func newSnapshot(rev uint64, t *tree) *snapshot {
-	return &snapshot{rev: rev, tree: t, counts: map[string]int64{}}
-}
-
-// setCount records n keys under prefix, unless already known.
-func (sn *snapshot) setCount(prefix string, n int64) {
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	if _, ok := sn.counts[prefix]; !ok {
-		sn.counts[prefix] = n
-	}
-}
-
-// known returns the number of keys under prefix, -1 if not yet known.
-func (sn *snapshot) known(prefix string) (int64, bool) {
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	n, ok := sn.counts[prefix]
-	if !ok {
-		return -1, false
-	}
-	return n, true
-}
-
-// count returns the number of keys under prefix, counted once.
-func (sn *snapshot) count(prefix string) int64 {
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	if n, ok := sn.counts[prefix]; ok {
-		return n
-	}
-	var n int64
-	sn.tree.AscendGreaterOrEqual(&item{key: prefix}, func(it *item) bool {
-		if !strings.HasPrefix(it.key, prefix) {
-			return false
-		}
-		n++
-		return true
-	})
-	sn.counts[prefix] = n
-	return n
-}
-
 // snapshotAt returns the snapshot at rev: cached, the live tree cloned
 // (rev is the cache's revision), or rebuilt from history by undoing the
 // changes after rev, newest first (as the memory store does):
@@ -92,7 +38,7 @@ func (sn *snapshot) count(prefix string) int64 {
 // prefix is the list it is for: its live count is recorded when the
 // live tree is cloned. false if rev is older than the history, newer
 // than the cache, or the cache is re-listing.
-func (c *Cache) snapshotAt(prefix string, rev uint64) (*snapshot, bool) {
+func (c *Cache) snapshotAt(prefix string, rev uint64) (*keytree.Snapshot, bool) {
 	c.mu.RLock()
 	cur, oldest := c.log.Revision(), c.log.Oldest()
 	if !c.ready || rev < oldest || rev > cur {
@@ -114,7 +60,7 @@ func (c *Cache) snapshotAt(prefix string, rev uint64) (*snapshot, bool) {
 		return nil, false
 	}
 	undo := slices.Collect(changes)
-	t := c.cloneTree()
+	t := c.live.Clone()
 	c.mu.RUnlock()
 	for _, ch := range slices.Backward(undo) {
 		k, ok := keyOf(ch)
@@ -122,42 +68,17 @@ func (c *Cache) snapshotAt(prefix string, rev uint64) (*snapshot, bool) {
 			continue
 		}
 		if ch.Prev == nil {
-			t.Delete(&item{key: k})
+			t.Delete(&keytree.Item{Key: k})
 		} else {
-			t.ReplaceOrInsert(&item{key: k, obj: ch.Prev})
+			t.ReplaceOrInsert(&keytree.Item{Key: k, Obj: ch.Prev})
 		}
 	}
-	return c.snaps.Put(rev, newSnapshot(rev, t)), true
+	return c.snaps.Put(rev, keytree.NewSnapshot(rev, t)), true
 }
 
 // liveSnapshot returns the snapshot of the tree at the cache's
 // revision, cached, with prefix's key count when the directory counts
 // know it. Callers hold mu (shared is enough: the feeder waits).
-func (c *Cache) liveSnapshot(prefix string) *snapshot {
-	rev := c.log.Revision()
-	sn, ok := c.snaps.Get(rev, c.log.Oldest())
-	if !ok {
-		sn = c.snaps.Put(rev, newSnapshot(rev, c.cloneTree()))
-	}
-	if n, ok := c.dirCount(prefix); ok {
-		sn.setCount(prefix, n)
-	}
-	return sn
-}
-
-// dirCount returns the live number of keys under prefix if prefix is a
-// directory (ends in '/', or is ""). Callers hold mu.
-func (c *Cache) dirCount(prefix string) (int64, bool) {
-	if prefix == "" || strings.HasSuffix(prefix, "/") {
-		return c.dirs[prefix], true
-	}
-	return 0, false
-}
-
-// cloneTree returns an O(1) copy-on-write clone of the tree. Callers
-// hold mu.
-func (c *Cache) cloneTree() *tree {
-	c.clone.Lock()
-	defer c.clone.Unlock()
-	return c.tree.Clone()
+func (c *Cache) liveSnapshot(prefix string) *keytree.Snapshot {
+	return c.live.Snapshot(&c.snaps, c.log.Revision(), c.log.Oldest(), prefix)
 }

@@ -3,10 +3,10 @@ package cache
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/watch"
 )
 
@@ -45,21 +45,13 @@ func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if !ok {
 		return c.backend.Watch(ctx, key, opts)
 	}
-	wo := watch.WatcherOptions{
-		Match:            matcher(key, opts.Recursive, opts.Predicate),
-		InitialEventsEnd: opts.InitialEnd,
-		Bookmarks:        opts.Bookmarks,
-	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	from := opts.Revision
 	if opts.Initial || from == 0 {
 		from = c.log.Revision()
 	}
-	if opts.Initial {
-		wo.Start = c.initial(key, opts.Recursive)
-	}
-	w, err := c.log.Watch(ctx, from, wo)
+	w, err := c.log.Watch(ctx, from, keytree.WatcherOptions(&c.live, key, opts))
 	if errors.Is(err, watch.ErrGone) {
 		return nil, c.expired(key, from, c.log)
 	}
@@ -67,43 +59,4 @@ func (c *Cache) Watch(ctx context.Context, key string, opts storage.WatchOptions
 		return nil, err
 	}
 	return w, nil
-}
-
-// initial returns the current state under key as Added changes. Callers
-// hold mu, so the state and the log position agree.
-func (c *Cache) initial(key string, recursive bool) func(yield func(watch.Change) bool) {
-	if !recursive {
-		it, ok := c.tree.Get(&item{key: key})
-		return func(yield func(watch.Change) bool) {
-			if ok {
-				yield(added(it))
-			}
-		}
-	}
-	t := c.cloneTree()
-	return func(yield func(watch.Change) bool) {
-		t.AscendGreaterOrEqual(&item{key: key}, func(it *item) bool {
-			return strings.HasPrefix(it.key, key) && yield(added(it))
-		})
-	}
-}
-
-func added(it *item) watch.Change {
-	return watch.Change{Type: watch.Added, Revision: it.object().Revision, Object: it.obj}
-}
-
-// matcher composes the key match and the predicate into a watch filter.
-func matcher(key string, recursive bool, p storage.Predicate) func(any) bool {
-	all := p.Empty()
-	return func(o any) bool {
-		obj := o.(storage.Object)
-		if recursive {
-			if !strings.HasPrefix(obj.Key, key) {
-				return false
-			}
-		} else if obj.Key != key {
-			return false
-		}
-		return all || p.Matches(obj)
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/watch"
 )
 
@@ -36,13 +37,13 @@ func (s *Store) getAt(key string, rev uint64) (storage.Object, error) {
 	}
 	var state any
 	if sn, ok := s.snaps.Get(rev, s.log.Oldest()); ok {
-		if it, ok := sn.tree.Get(&item{key: key}); ok {
-			state = it.obj
+		if it, ok := sn.Tree.Get(&keytree.Item{Key: key}); ok {
+			state = it.Obj
 		}
 	} else if c, ok := s.firstChange(key, rev); ok {
 		state = c.Prev
-	} else if it, ok := s.tree.Get(&item{key: key}); ok {
-		state = it.obj
+	} else if it, ok := s.live.Tree.Get(&keytree.Item{Key: key}); ok {
+		state = it.Obj
 	}
 	if state == nil {
 		return storage.Object{}, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: rev}
@@ -74,7 +75,7 @@ func keyOf(c watch.Change) string {
 // snapshotAt returns the snapshot at rev ≤ current: cached, the live tree
 // cloned, or rebuilt from history. prefix is the list it is for: its key
 // count is recorded with the snapshot.
-func (s *Store) snapshotAt(prefix string, rev uint64) (*snapshot, error) {
+func (s *Store) snapshotAt(prefix string, rev uint64) (*keytree.Snapshot, error) {
 	s.mu.RLock()
 	if rev < s.log.Oldest() {
 		s.mu.RUnlock()
@@ -95,19 +96,19 @@ func (s *Store) snapshotAt(prefix string, rev uint64) (*snapshot, error) {
 		return nil, s.expired(prefix, rev)
 	}
 	undo := slices.Collect(changes)
-	t := s.cloneTree()
-	n, known := s.liveCount(prefix)
+	t := s.live.Clone()
+	n, known := s.live.Dirs.Count(prefix)
 	s.mu.RUnlock()
 
 	for _, c := range slices.Backward(undo) {
 		k := keyOf(c)
 		switch c.Type {
 		case watch.Added:
-			t.Delete(&item{key: k})
+			t.Delete(&keytree.Item{Key: k})
 		case watch.Modified:
-			t.ReplaceOrInsert(&item{key: k, obj: c.Prev})
+			t.ReplaceOrInsert(&keytree.Item{Key: k, Obj: c.Prev})
 		case watch.Deleted:
-			t.ReplaceOrInsert(&item{key: k, obj: c.Prev})
+			t.ReplaceOrInsert(&keytree.Item{Key: k, Obj: c.Prev})
 		}
 		if strings.HasPrefix(k, prefix) {
 			switch c.Type {
@@ -118,31 +119,15 @@ func (s *Store) snapshotAt(prefix string, rev uint64) (*snapshot, error) {
 			}
 		}
 	}
-	sn := newSnapshot(rev, t)
+	sn := keytree.NewSnapshot(rev, t)
 	if known {
-		sn.setCount(prefix, n)
+		sn.SetCount(prefix, n)
 	}
 	return s.snaps.Put(rev, sn), nil
 }
 
 // snapshotLocked returns the snapshot of the current state, cached.
 // Callers hold mu (shared is enough: no write runs meanwhile).
-func (s *Store) snapshotLocked(prefix string) *snapshot {
-	rev := s.rev.Load()
-	sn, ok := s.snaps.Get(rev, s.log.Oldest())
-	if !ok {
-		sn = s.snaps.Put(rev, newSnapshot(rev, s.cloneTree()))
-	}
-	if n, ok := s.liveCount(prefix); ok {
-		sn.setCount(prefix, n)
-	}
-	return sn
-}
-
-// cloneTree returns an O(1) copy-on-write clone of the live tree.
-// Callers hold mu.
-func (s *Store) cloneTree() *tree {
-	s.clone.Lock()
-	defer s.clone.Unlock()
-	return s.tree.Clone()
+func (s *Store) snapshotLocked(prefix string) *keytree.Snapshot {
+	return s.live.Snapshot(&s.snaps, s.rev.Load(), s.log.Oldest(), prefix)
 }

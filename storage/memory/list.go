@@ -6,6 +6,7 @@ import (
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 )
 
 // Paginated lists. The first page of a list that does not fit in one page
@@ -62,33 +63,33 @@ func (s *Store) listCurrent(prefix, start string, offset int64, opts storage.Lis
 		return storage.ListResult{}, false
 	}
 	size := opts.Limit
-	if n, ok := s.liveCount(prefix); ok && opts.Predicate.Empty() && (size == 0 || n <= size) {
+	if n, ok := s.live.Dirs.Count(prefix); ok && opts.Predicate.Empty() && (size == 0 || n <= size) {
 		if start == prefix { // the whole collection, and the count says how big
-			return storage.ListResult{Items: scanAll(s.tree, prefix, n), Revision: rev}, true
+			return storage.ListResult{Items: scanAll(s.live.Tree, prefix, n), Revision: rev}, true
 		}
 		size = n
 	}
-	items, next, more := scan(s.tree, prefix, start, opts.Limit, opts.Predicate, size)
+	items, next, more := scan(s.live.Tree, prefix, start, opts.Limit, opts.Predicate, size)
 	res := storage.ListResult{Items: items, Revision: rev}
 	if !more {
 		return res, true
 	}
 	sn := s.snapshotLocked(prefix)
 	if start != prefix { // an inconsistent continuation: the offset is not ours
-		offset = sn.count(prefix) - countFrom(sn.tree, prefix, start)
+		offset = sn.Count(prefix) - keytree.CountFrom(sn.Tree, prefix, start)
 	}
 	s.finish(&res, sn, prefix, next, offset, opts.Predicate)
 	return res, true
 }
 
 // pageOf reads a page from a snapshot.
-func (s *Store) pageOf(sn *snapshot, prefix, start string, offset int64, opts storage.ListOptions) storage.ListResult {
+func (s *Store) pageOf(sn *keytree.Snapshot, prefix, start string, offset int64, opts storage.ListOptions) storage.ListResult {
 	size := opts.Limit
-	if opts.Predicate.Empty() && (size == 0 || size > sn.count(prefix)-offset) {
-		size = sn.count(prefix) - offset
+	if opts.Predicate.Empty() && (size == 0 || size > sn.Count(prefix)-offset) {
+		size = sn.Count(prefix) - offset
 	}
-	items, next, more := scan(sn.tree, prefix, start, opts.Limit, opts.Predicate, size)
-	res := storage.ListResult{Items: items, Revision: sn.rev}
+	items, next, more := scan(sn.Tree, prefix, start, opts.Limit, opts.Predicate, size)
+	res := storage.ListResult{Items: items, Revision: sn.Rev}
 	if more {
 		s.finish(&res, sn, prefix, next, offset, opts.Predicate)
 	}
@@ -97,11 +98,11 @@ func (s *Store) pageOf(sn *snapshot, prefix, start string, offset int64, opts st
 
 // finish sets the continue token and remaining count of a page after
 // which more keys follow.
-func (s *Store) finish(res *storage.ListResult, sn *snapshot, prefix, next string, offset int64, p storage.Predicate) {
+func (s *Store) finish(res *storage.ListResult, sn *keytree.Snapshot, prefix, next string, offset int64, p storage.Predicate) {
 	offset += int64(len(res.Items))
-	res.Continue = s.opts.Tokens.Encode(prefix, rv.Token{Revision: sn.rev, Key: next[len(prefix):], Offset: offset})
+	res.Continue = s.opts.Tokens.Encode(prefix, rv.Token{Revision: sn.Rev, Key: next[len(prefix):], Offset: offset})
 	if p.Empty() {
-		n := max(sn.count(prefix)-offset, 0)
+		n := max(sn.Count(prefix)-offset, 0)
 		res.Remaining = &n
 	}
 }
@@ -135,21 +136,21 @@ func (s *Store) listContinue(prefix string, opts storage.ListOptions) (storage.L
 // keys under prefix, starting at key start. When it stops before the end
 // of the prefix, more is true and next is the first key not read. size
 // is a capacity hint, exact when p is empty.
-func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, size int64) (items []storage.Object, next string, more bool) {
+func scan(t *keytree.Tree, prefix, start string, limit int64, p storage.Predicate, size int64) (items []storage.Object, next string, more bool) {
 	all := p.Empty()
 	if !all { // a predicate may keep few: grow as needed
 		size = min(size, 1024)
 	}
 	items = make([]storage.Object, 0, max(size, 0))
-	t.AscendGreaterOrEqual(&item{key: start}, func(it *item) bool {
-		if !strings.HasPrefix(it.key, prefix) {
+	t.AscendGreaterOrEqual(&keytree.Item{Key: start}, func(it *keytree.Item) bool {
+		if !strings.HasPrefix(it.Key, prefix) {
 			return false
 		}
 		if limit > 0 && int64(len(items)) == limit {
-			next, more = it.key, true
+			next, more = it.Key, true
 			return false
 		}
-		obj := it.object()
+		obj := it.Object()
 		if all || p.Matches(obj) {
 			items = append(items, obj)
 		}
@@ -161,29 +162,16 @@ func scan(t *tree, prefix, start string, limit int64, p storage.Predicate, size 
 // scanAll returns the n items under prefix, n being their exact count.
 // The keys under a prefix are the first ones at or after it in key
 // order, so it reads n items from prefix on without testing their keys.
-func scanAll(t *tree, prefix string, n int64) []storage.Object {
+func scanAll(t *keytree.Tree, prefix string, n int64) []storage.Object {
 	items := make([]storage.Object, n)
 	if n == 0 {
 		return items
 	}
 	i := 0
-	t.AscendGreaterOrEqual(&item{key: prefix}, func(it *item) bool {
-		items[i] = it.object()
+	t.AscendGreaterOrEqual(&keytree.Item{Key: prefix}, func(it *keytree.Item) bool {
+		items[i] = it.Object()
 		i++
 		return i < len(items)
 	})
 	return items[:i] // i == n: the writers keep the counts under the same lock as the tree
-}
-
-// countFrom counts the keys under prefix from key start on.
-func countFrom(t *tree, prefix, start string) int64 {
-	var n int64
-	t.AscendGreaterOrEqual(&item{key: start}, func(it *item) bool {
-		if !strings.HasPrefix(it.key, prefix) {
-			return false
-		}
-		n++
-		return true
-	})
-	return n
 }

@@ -5,15 +5,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/google/btree"
-
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/storage/internal/revlru"
 	"github.com/kapi-dev/kapi/watch"
 )
@@ -53,38 +51,22 @@ type Options struct {
 // reports resourceVersion "0", which clients read as "any".
 const initialRevision = 1
 
-// item is one key's state in the tree. Items are immutable: a write
-// replaces the item, so a snapshot (a clone of the tree) keeps the states
-// it saw. obj holds the storage.Object boxed once per write, so the same
-// interface value goes into the tree, the history log and every watcher's
-// events without further allocation.
-type item struct {
-	key string
-	obj any // storage.Object
-}
-
 // written is the allocation of a write: its item and the state's Memo
 // (obj.Memo points to it), one allocation instead of two. Lookups use a
 // bare item.
 type written struct {
-	item item
+	item keytree.Item
 	memo storage.Memo
 }
 
 // newItem returns the item of a state written now: obj gets a new Memo,
 // replacing the caller's.
-func newItem(obj storage.Object) *item {
-	w := &written{item: item{key: obj.Key}}
+func newItem(obj storage.Object) *keytree.Item {
+	w := &written{item: keytree.Item{Key: obj.Key}}
 	obj.Memo = &w.memo
-	w.item.obj = obj
+	w.item.Obj = obj
 	return &w.item
 }
-
-func (it *item) object() storage.Object { return it.obj.(storage.Object) }
-
-func less(a, b *item) bool { return a.key < b.key }
-
-type tree = btree.BTreeG[*item]
 
 // Store is the in-memory MVCC store. All methods are safe for concurrent
 // use.
@@ -96,12 +78,10 @@ type tree = btree.BTreeG[*item]
 // after N yields the state at N.
 type Store struct {
 	mu    sync.RWMutex
-	clone sync.Mutex // tree.Clone is safe alongside readers, not alongside itself
-	tree  *tree
-	dirs  map[string]int64 // keys under each prefix ending in '/' (and "")
-	rev   atomic.Uint64    // current revision; written under mu
+	live  keytree.Live  // the current state, guarded by mu
+	rev   atomic.Uint64 // current revision; written under mu
 	log   *watch.Broadcaster
-	snaps revlru.Cache[*snapshot]
+	snaps revlru.Cache[*keytree.Snapshot]
 	opts  Options
 }
 
@@ -123,8 +103,7 @@ func New(opts Options) *Store {
 		opts.Snapshots = DefaultSnapshots
 	}
 	s := &Store{
-		tree: btree.NewG(32, less),
-		dirs: map[string]int64{},
+		live: keytree.Live{Tree: keytree.New(), Dirs: keytree.Dirs{}},
 		log: watch.NewBroadcaster(watch.Options{
 			History:          opts.History,
 			MaxEvents:        opts.MaxEvents,
@@ -132,7 +111,7 @@ func New(opts Options) *Store {
 			Revision:         initialRevision,
 			Clock:            opts.Clock,
 		}),
-		snaps: revlru.Cache[*snapshot]{Max: opts.Snapshots},
+		snaps: revlru.Cache[*keytree.Snapshot]{Max: opts.Snapshots},
 		opts:  opts,
 	}
 	s.rev.Store(initialRevision)
@@ -154,13 +133,13 @@ func (s *Store) Create(_ context.Context, obj storage.Object) (storage.Object, e
 	defer s.mu.Unlock()
 	obj.Revision = s.rev.Load() + 1
 	it := newItem(obj)
-	if old, ok := s.tree.ReplaceOrInsert(it); ok {
-		s.tree.ReplaceOrInsert(old)
+	if old, ok := s.live.Tree.ReplaceOrInsert(it); ok {
+		s.live.Tree.ReplaceOrInsert(old)
 		return storage.Object{}, &storage.Error{Err: storage.ErrExists, Key: obj.Key, Revision: s.rev.Load()}
 	}
-	s.count(obj.Key, 1)
-	s.commit(watch.Change{Type: watch.Added, Revision: obj.Revision, Object: it.obj})
-	return it.object(), nil
+	s.live.Dirs.Add(obj.Key, 1)
+	s.commit(watch.Change{Type: watch.Added, Revision: obj.Revision, Object: it.Obj})
+	return it.Object(), nil
 }
 
 // Get reads key at the revision opts choose.
@@ -175,11 +154,11 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions) (s
 	if opts.Match == rv.Exact && opts.Revision != 0 && opts.Revision < s.rev.Load() {
 		return s.getAt(key, opts.Revision)
 	}
-	it, ok := s.tree.Get(&item{key: key})
+	it, ok := s.live.Tree.Get(&keytree.Item{Key: key})
 	if !ok {
 		return storage.Object{}, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: s.rev.Load()}
 	}
-	return it.object(), nil
+	return it.Object(), nil
 }
 
 // GuaranteedUpdate reads key, calls fn outside the lock, and stores its
@@ -193,7 +172,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		if err != nil {
 			return storage.Object{}, err
 		}
-		cur := it.object()
+		cur := it.Object()
 		next, err := fn(cur)
 		if err != nil {
 			return storage.Object{}, err
@@ -209,7 +188,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 			next.Fields = cur.Fields
 		}
 		s.mu.Lock()
-		if now, ok := s.tree.Get(it); !ok || now != it {
+		if now, ok := s.live.Tree.Get(it); !ok || now != it {
 			s.mu.Unlock()
 			continue // raced with another writer
 		}
@@ -219,10 +198,10 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 		}
 		next.Revision = s.rev.Load() + 1
 		nit := newItem(next)
-		s.tree.ReplaceOrInsert(nit)
-		s.commit(watch.Change{Type: watch.Modified, Revision: next.Revision, Object: nit.obj, Prev: it.obj})
+		s.live.Tree.ReplaceOrInsert(nit)
+		s.commit(watch.Change{Type: watch.Modified, Revision: next.Revision, Object: nit.Obj, Prev: it.Obj})
 		s.mu.Unlock()
-		return nit.object(), nil
+		return nit.Object(), nil
 	}
 }
 
@@ -233,20 +212,20 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		if err != nil {
 			return storage.Object{}, err
 		}
-		cur := it.object()
+		cur := it.Object()
 		if opts.Validate != nil {
 			if err := opts.Validate(cur); err != nil {
 				return storage.Object{}, err
 			}
 		}
 		s.mu.Lock()
-		if now, ok := s.tree.Get(it); !ok || now != it {
+		if now, ok := s.live.Tree.Get(it); !ok || now != it {
 			s.mu.Unlock()
 			continue
 		}
-		s.tree.Delete(it)
-		s.count(key, -1)
-		s.commit(watch.Change{Type: watch.Deleted, Revision: s.rev.Load() + 1, Prev: it.obj})
+		s.live.Tree.Delete(it)
+		s.live.Dirs.Add(key, -1)
+		s.commit(watch.Change{Type: watch.Deleted, Revision: s.rev.Load() + 1, Prev: it.Obj})
 		s.mu.Unlock()
 		return cur, nil
 	}
@@ -265,18 +244,18 @@ func (s *Store) Compact(_ context.Context, rev uint64) error {
 }
 
 // current returns key's item after checking the preconditions on it.
-func (s *Store) current(ctx context.Context, key string, p storage.Preconditions) (*item, error) {
+func (s *Store) current(ctx context.Context, key string, p storage.Preconditions) (*keytree.Item, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
-	it, ok := s.tree.Get(&item{key: key})
+	it, ok := s.live.Tree.Get(&keytree.Item{Key: key})
 	rev := s.rev.Load()
 	s.mu.RUnlock()
 	if !ok {
 		return nil, &storage.Error{Err: storage.ErrNotFound, Key: key, Revision: rev}
 	}
-	if err := p.Check(key, it.object()); err != nil {
+	if err := p.Check(key, it.Object()); err != nil {
 		return nil, err
 	}
 	return it, nil
@@ -287,33 +266,6 @@ func (s *Store) current(ctx context.Context, key string, p storage.Preconditions
 func (s *Store) commit(c watch.Change) {
 	s.rev.Store(c.Revision)
 	_ = s.log.Publish(c) // fails only after Close, when no watcher is left to tell
-}
-
-// count adds d to the key counts of every directory holding key: for
-// "/a/b/c" those are "", "/" , "/a/" and "/a/b/". Callers hold mu
-// exclusively.
-func (s *Store) count(key string, d int64) {
-	s.dirs[""] += d
-	for i := 0; i < len(key); i++ {
-		if key[i] != '/' {
-			continue
-		}
-		dir := key[:i+1]
-		if n := s.dirs[dir] + d; n != 0 {
-			s.dirs[dir] = n
-		} else {
-			delete(s.dirs, dir)
-		}
-	}
-}
-
-// liveCount returns the number of keys under prefix in the current tree,
-// when the directory counts know it. Callers hold mu.
-func (s *Store) liveCount(prefix string) (int64, bool) {
-	if prefix == "" || strings.HasSuffix(prefix, "/") {
-		return s.dirs[prefix], true
-	}
-	return 0, false
 }
 
 // waitFor waits until the store reaches rev, up to opts.Wait and ctx.

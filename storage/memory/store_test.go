@@ -174,8 +174,8 @@ func TestDirectoryCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int64{"": 2, "/": 2, "/a/": 2, "/a/x/": 1, "/a/y/": 1}
-	if !maps.Equal(s.dirs, want) {
-		t.Fatalf("got counts %v; want %v", s.dirs, want)
+	if !maps.Equal(s.live.Dirs, want) {
+		t.Fatalf("got counts %v; want %v", s.live.Dirs, want)
 	}
 }
 

@@ -3,9 +3,9 @@ package memory
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/internal/keytree"
 	"github.com/kapi-dev/kapi/watch"
 )
 
@@ -27,21 +27,13 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 	if err := s.waitFor(ctx, key, opts.Revision); err != nil {
 		return nil, err
 	}
-	wo := watch.WatcherOptions{
-		Match:            matcher(key, opts.Recursive, opts.Predicate),
-		InitialEventsEnd: opts.InitialEnd,
-		Bookmarks:        opts.Bookmarks,
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	from := opts.Revision
 	if opts.Initial || from == 0 {
 		from = s.rev.Load()
 	}
-	if opts.Initial {
-		wo.Start = s.initial(key, opts.Recursive)
-	}
-	w, err := s.log.Watch(ctx, from, wo)
+	w, err := s.log.Watch(ctx, from, keytree.WatcherOptions(&s.live, key, opts))
 	if errors.Is(err, watch.ErrGone) {
 		return nil, s.expired(key, from)
 	}
@@ -49,43 +41,4 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.WatchOptions
 		return nil, err
 	}
 	return w, nil
-}
-
-// initial returns the current state under key as Added changes. Callers
-// hold mu, so the state and the log position agree.
-func (s *Store) initial(key string, recursive bool) func(yield func(watch.Change) bool) {
-	if !recursive {
-		it, ok := s.tree.Get(&item{key: key})
-		return func(yield func(watch.Change) bool) {
-			if ok {
-				yield(added(it))
-			}
-		}
-	}
-	t := s.cloneTree()
-	return func(yield func(watch.Change) bool) {
-		t.AscendGreaterOrEqual(&item{key: key}, func(it *item) bool {
-			return strings.HasPrefix(it.key, key) && yield(added(it))
-		})
-	}
-}
-
-func added(it *item) watch.Change {
-	return watch.Change{Type: watch.Added, Revision: it.object().Revision, Object: it.obj}
-}
-
-// matcher composes the key match and the predicate into a watch filter.
-func matcher(key string, recursive bool, p storage.Predicate) func(any) bool {
-	all := p.Empty()
-	return func(o any) bool {
-		obj := o.(storage.Object)
-		if recursive {
-			if !strings.HasPrefix(obj.Key, key) {
-				return false
-			}
-		} else if obj.Key != key {
-			return false
-		}
-		return all || p.Matches(obj)
-	}
 }
