@@ -55,6 +55,7 @@ type decoder struct {
 	path []step
 	dups []string
 	seen map[string]bool
+	keys map[string]string // see key
 }
 
 // step is one step of the path to the value being decoded: a key, or an
@@ -75,16 +76,33 @@ var pool = sync.Pool{New: func() any {
 // decodes again with encoding/json for the message kapi quotes; Decode's
 // own errors say little.
 func Decode(b []byte, o Options) (v any, dups []string, err error) {
+	return decode(b, o, true)
+}
+
+// decode is Decode, on the fast decoder first if useFast, then on
+// jsontext if the fast one gave up.
+func decode(b []byte, o Options, useFast bool) (v any, dups []string, err error) {
 	t := pool.Get().(*decoder)
 	t.buf = *bytes.NewBuffer(b)
 	t.d.Reset(&t.buf, opts...)
 	t.o, t.path, t.dups, t.seen = o, t.path[:0], nil, nil
-	v, err = t.value()
-	if err == nil {
-		if _, err = t.d.ReadToken(); err == io.EOF {
-			err = nil
-		} else if err == nil {
+	err = errSlow
+	if useFast {
+		f := fast{b: b, t: t}
+		v, err = f.value()
+		if err == nil && (f.ws() != 0 || f.i != len(b)) {
 			err = errTrailing
+		}
+	}
+	if err != nil { // decode (again) on jsontext, for its result
+		t.path, t.dups, t.seen = t.path[:0], nil, nil
+		v, err = t.value()
+		if err == nil {
+			if _, err = t.d.ReadToken(); err == io.EOF {
+				err = nil
+			} else if err == nil {
+				err = errTrailing
+			}
 		}
 	}
 	dups = t.dups
