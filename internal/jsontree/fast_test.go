@@ -90,4 +90,3 @@ func FuzzDecode(f *testing.F) {
 		checkFast(t, b, Options{Numbers: Numbers(opt & 1), Duplicates: opt&2 != 0})
 	})
 }
-
