@@ -32,9 +32,9 @@ func (s *Schema) ValidateUpdate(obj, old any) []FieldError {
 	v.value(s, obj, "", &corr{old: old, new: obj, s: s})
 	errs := v.result()
 	if m, ok := obj.(map[string]any); ok && s != nil {
-		errs = append(errs, embedded(s, m, "")...)
-		if len(listSetsAndMaps(s, old, "")) == 0 {
-			errs = append(errs, listSetsAndMaps(s, m, "")...)
+		errs = append(errs, embeddedErrors(s, m)...)
+		if news := listErrors(s, m); len(news) > 0 && len(listErrors(s, old)) == 0 {
+			errs = append(errs, news...)
 		}
 	}
 	return errs
@@ -66,7 +66,7 @@ func (s *Schema) ValidateStatusUpdate(obj, old map[string]any) []FieldError {
 			}
 		}
 	}
-	if news := listSetsAndMaps(s, obj, ""); len(news) > 0 && len(listSetsAndMaps(s, old, "")) == 0 {
+	if news := listErrors(s, obj); len(news) > 0 && len(listErrors(s, old)) == 0 {
 		errs = append(errs, news...)
 	}
 	return errs

@@ -47,8 +47,8 @@ func (s *Schema) Validate(obj any) []FieldError {
 	v.value(s, obj, "", nil)
 	errs := v.result()
 	if m, ok := obj.(map[string]any); ok && s != nil {
-		errs = append(errs, embedded(s, m, "")...)
-		errs = append(errs, listSetsAndMaps(s, m, "")...)
+		errs = append(errs, embeddedErrors(s, m)...)
+		errs = append(errs, listErrors(s, m)...)
 	}
 	return errs
 }
