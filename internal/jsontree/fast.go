@@ -75,9 +75,10 @@ func (f *fast) literal(s string) error {
 	return nil
 }
 
-// str reads a string at f.i (its opening quote) and returns its bytes,
-// which alias b: those of a string without escapes, control characters
-// or invalid UTF-8.
+// str reads a string at f.i (its opening quote) and returns it unquoted:
+// its bytes in b if it has no escape, else in t.scratch (see escaped).
+// A string with control characters or invalid UTF-8 is left to
+// jsontext.
 func (f *fast) str() ([]byte, error) {
 	start := f.i + 1
 	ascii := true
@@ -90,13 +91,92 @@ func (f *fast) str() ([]byte, error) {
 			}
 			f.i = j + 1
 			return s, nil
-		case c == '\\' || c < 0x20:
+		case c == '\\':
+			return f.escaped(start)
+		case c < 0x20:
 			return nil, errSlow
 		case c >= 0x80:
 			ascii = false
 		}
 	}
 	return nil, errSlow
+}
+
+// escaped reads the rest of a string that starts at b[start] (after its
+// opening quote) and has an escape. It returns the string unquoted in
+// t.scratch, valid until the next call; a string with a \u escape of a
+// UTF-16 surrogate, or with invalid UTF-8, is left to jsontext.
+func (f *fast) escaped(start int) ([]byte, error) {
+	b := f.b
+	out := f.t.scratch[:0]
+	for j := start; j < len(b); {
+		c := b[j]
+		switch {
+		case c == '"':
+			if !utf8.Valid(b[start:j]) { // escapes are ASCII: the rest is as written
+				return nil, errSlow
+			}
+			f.i = j + 1
+			f.t.scratch = out
+			return out, nil
+		case c < 0x20:
+			return nil, errSlow
+		case c != '\\':
+			out = append(out, c)
+			j++
+			continue
+		}
+		if j+1 >= len(b) {
+			return nil, errSlow
+		}
+		switch e := b[j+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if j+6 > len(b) {
+				return nil, errSlow
+			}
+			r, ok := hex4(b[j+2 : j+6])
+			if !ok || r >= 0xd800 && r <= 0xdfff {
+				return nil, errSlow
+			}
+			out = utf8.AppendRune(out, r)
+			j += 6
+			continue
+		default:
+			return nil, errSlow
+		}
+		j += 2
+	}
+	return nil, errSlow
+}
+
+func hex4(h []byte) (rune, bool) {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // number reads a number of JSON's grammar and holds it as value does.

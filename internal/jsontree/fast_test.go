@@ -13,7 +13,8 @@ import (
 var fastCases = []string{
 	`{"a":[1,"x",true,null,{}],"b":{"c":-0.5e+3,"d":[]}}`, ` { "a" : [ 1 , 2 ] } `, "\t[\r\n]\n",
 	`{"a":1,"a":2}`, `{"a":{"b":1,"b":2},"a":{"b":3,"b":4},"l":[{"x":1,"x":2}]}`, `{"":{"":1,"b":1,"b":2},"":1}`,
-	`"héllo wörld"`, "\"x\xffy\"", `"a\"b"`, `"\u00e9"`, `"\ud800"`, "\"\x7f\"", "\"\x1f\"", `"`, `"abc`,
+	`"héllo wörld"`, "\"x\xffy\"", `"a\"b"`, `"\u00e9"`, `"\ud800"`, `"\ud83d\ude00"`, `"\uDFFF"`, `"\u12"`, `"\u12G4"`, `"\x"`,
+	`"\"\\\/\b\f\n\r\t\u0000\u001f\u00E9\u20AC\uFFFF"`, `"a\`, `"\`, `{"k:{\"port\":80}":{".":{}},"x\ny":"é\té"}`, "\"\\n\xff\"", "\"\xc3\\n\xa9\"", "\"\x7f\"", "\"\x1f\"", `"`, `"abc`,
 	`0`, `-0`, `-0.0`, `01`, `1.`, `.1`, `1e`, `1e+`, `-`, `+1`, `1E5`, `9007199254740993`, `9223372036854775808`,
 	`-9223372036854775809`, `1e400`, `-1e400`, `1e-400`, `123456789012345678901234567890`, `0.1e1`,
 	`true`, `false`, `null`, `tru`, `nul`, `truex`, `[true false]`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`,
@@ -68,7 +69,7 @@ func TestFastDecode(t *testing.T) {
 // fallback, reads the common input: Decode of it allocates less than
 // the jsontext decoder.
 func TestFastDecodeReads(t *testing.T) {
-	in := []byte(`{"apiVersion":"v1","kind":"W","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"n":[1,2.5,-3],"s":"é"}}`)
+	in := []byte(`{"apiVersion":"v1","kind":"W","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"n":[1,2.5,-3],"s":"é","k:{\"a\":1}":"\u00e9\n"}}`)
 	fastAllocs := testing.AllocsPerRun(100, func() { decode(in, Options{Duplicates: true}, true) })
 	slowAllocs := testing.AllocsPerRun(100, func() { decode(in, Options{Duplicates: true}, false) })
 	if fastAllocs >= slowAllocs {

@@ -56,6 +56,8 @@ type decoder struct {
 	dups []string
 	seen map[string]bool
 	keys map[string]string // see key
+	// scratch holds a string being unescaped by the fast decoder.
+	scratch []byte
 }
 
 // step is one step of the path to the value being decoded: a key, or an
@@ -109,6 +111,9 @@ func decode(b []byte, o Options, useFast bool) (v any, dups []string, err error)
 	t.buf = bytes.Buffer{}
 	t.d.Reset(&t.buf, opts...) // drop the reference to b
 	t.dups, t.seen = nil, nil
+	if cap(t.scratch) > 64<<10 {
+		t.scratch = nil
+	}
 	clear(t.path[:cap(t.path)])
 	pool.Put(t)
 	if err != nil {
