@@ -56,6 +56,8 @@ func (s *Schema) Validate(obj any) []FieldError {
 // validator collects the failures of kube-openapi's SchemaValidator.
 type validator struct {
 	errs []FieldError
+	keys []string // the sorted keys of the objects being checked
+	full bool     // see validateUpdate
 }
 
 // result is the errors without repeats: kube-openapi's results keep one
@@ -194,6 +196,11 @@ func isJSONInteger(f float64) bool {
 // equal to its old value are dropped (ratcheting).
 func (v *validator) value(s *Schema, x any, path string, c *corr) int {
 	if s == nil {
+		return 0
+	}
+	if c != nil && !v.full && c.equal() {
+		// Its errors would be dropped below. (The match count of a
+		// correlated value is not used: branches are not correlated.)
 		return 0
 	}
 	mark := len(v.errs)
@@ -516,25 +523,40 @@ func (v *validator) object(s *Schema, x map[string]any, path string, c *corr) in
 		v.add(validation.TypeTooMany, path, int(l), tooMany(*s.MaxProperties))
 	}
 	n := 0
-	keys := sortedKeys(x)
+	// The keys, sorted, on v.keys: the calls below push theirs after
+	// them, and leave them as they were.
+	mark := len(v.keys)
+	for k := range x {
+		v.keys = append(v.keys, k)
+	}
+	keys := v.keys[mark:]
+	slices.Sort(keys)
 	if s.AdditionalProperties != nil {
 		for _, k := range keys {
-			if _, ok := s.Properties[k]; !ok {
+			if _, ok := s.Properties[k]; !ok && !v.skip(c, k, path) {
 				n += v.value(s.AdditionalProperties, x[k], path+"."+k, c.field(k, path))
 			}
 		}
 	}
 	for _, k := range keys {
-		if p, ok := s.Properties[k]; ok {
+		if p, ok := s.Properties[k]; ok && !v.skip(c, k, path) {
 			n += v.value(p, x[k], child(path, k), c.field(k, path))
 		}
 	}
+	v.keys = v.keys[:mark]
 	for _, k := range s.Required {
 		if _, ok := x[k]; !ok {
 			v.add(validation.TypeRequired, path+"."+k, "", "")
 		}
 	}
 	return n
+}
+
+// skip reports that the value k of an object at path, correlated by c,
+// need not be checked: a scalar unchanged from its old value, whose
+// errors would be dropped.
+func (v *validator) skip(c *corr, k, path string) bool {
+	return !v.full && c.sameLeaf(k, path)
 }
 
 func sortedKeys(m map[string]any) []string {
