@@ -36,7 +36,7 @@ func (s *Schema) ValidateUpdate(obj, old any) []FieldError {
 // the skipping to that).
 func (s *Schema) validateUpdate(obj, old any, full bool) []FieldError {
 	v := validator{full: full}
-	v.value(s, obj, "", &corr{old: old, new: obj, s: s})
+	v.value(s, obj, &corr{old: old, new: obj, s: s})
 	errs := v.result()
 	if m, ok := obj.(map[string]any); ok && s != nil {
 		errs = append(errs, embeddedErrors(s, m)...)
@@ -67,7 +67,7 @@ func (s *Schema) validateStatusUpdate(obj, old map[string]any, full bool) []Fiel
 	if st, ok := obj["status"]; ok {
 		if ss, ok := s.Properties["status"]; ok {
 			v := validator{full: full}
-			v.value(ss, st, "", &corr{old: old["status"], new: st, s: ss})
+			v.value(ss, st, &corr{old: old["status"], new: st, s: ss})
 			for _, e := range v.result() {
 				if e.Field == "" || e.Field == "<nil>" {
 					e.Field = "status"
@@ -101,8 +101,8 @@ type corr struct {
 // field is the correlation of the property or additionalProperties value
 // k of an object at path: none at the root for kind and apiVersion, none
 // unless old and new both have k and the schema describes it.
-func (c *corr) field(k, path string) *corr {
-	if path == "" && (k == "kind" || k == "apiVersion") {
+func (c *corr) field(k string, root bool) *corr {
+	if root && (k == "kind" || k == "apiVersion") {
 		return nil
 	}
 	return c.key(k)
@@ -137,8 +137,8 @@ func (c *corr) key(k string) *corr {
 // sameLeaf reports whether field(k, path) is correlated, a scalar in
 // both old and new, and unchanged: a value whose check can be skipped,
 // as all its errors would be dropped.
-func (c *corr) sameLeaf(k, path string) bool {
-	if c == nil || path == "" && (k == "kind" || k == "apiVersion") {
+func (c *corr) sameLeaf(k string, root bool) bool {
+	if c == nil || root && (k == "kind" || k == "apiVersion") {
 		return false
 	}
 	same, ok := c.leaf(k)
