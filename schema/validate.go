@@ -363,9 +363,6 @@ func compile(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// formatNumber is go-openapi's swag.FormatFloat64 / %v of the bound.
-func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
 func (v *validator) num(s *Schema, x any) {
 	typeName := ""
 	format := ""
@@ -467,7 +464,7 @@ func inRange(x any, typeName, format, prefix string, v *validator) string {
 		return ""
 	}
 	var buf [32]byte
-	var rep []byte // the number as written (formatNumber for a float)
+	var rep []byte // the number as written (a float as go-openapi's swag.FormatFloat64 writes it)
 	switch n := x.(type) {
 	case int64:
 		rep = strconv.AppendInt(buf[:0], n, 10)
