@@ -14,18 +14,18 @@ import (
 // branch that came closest. oneOf does the same when no branch passes,
 // and reports no branch's errors when several do. Branches are validated
 // without ratcheting, as kube's are.
-func (v *validator) props(s *Schema, x any, path string) int {
+func (v *validator) props(s *Schema, x any) int {
 	if len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 0 && s.Not == nil {
 		return 1
 	}
 	n := 1
-	q := strconv.Quote(path)
+	q := strconv.Quote(v.at())
 	if len(s.AnyOf) > 0 {
 		var best []FieldError
 		bestN, passed := 0, false
 		for i, sub := range s.AnyOf {
-			w := validator{}
-			m := w.value(sub, x, path, nil)
+			w := validator{path: v.path} // w adds to the path past its end, and restores it
+			m := w.value(sub, x, nil)
 			if len(w.errs) == 0 {
 				passed, best, bestN = true, nil, m
 				break
@@ -45,8 +45,8 @@ func (v *validator) props(s *Schema, x any, path string) int {
 		var best []FieldError
 		bestN, failed := 0, false
 		for _, sub := range s.OneOf {
-			w := validator{}
-			m := w.value(sub, x, path, nil)
+			w := validator{path: v.path} // w adds to the path past its end, and restores it
+			m := w.value(sub, x, nil)
 			if len(w.errs) == 0 {
 				valid++
 				if valid == 1 {
@@ -73,8 +73,8 @@ func (v *validator) props(s *Schema, x any, path string) int {
 	if len(s.AllOf) > 0 {
 		valid := 0
 		for _, sub := range s.AllOf {
-			w := validator{}
-			n += w.value(sub, x, path, nil)
+			w := validator{path: v.path} // w adds to the path past its end, and restores it
+			n += w.value(sub, x, nil)
 			if len(w.errs) == 0 {
 				valid++
 			}
@@ -89,8 +89,8 @@ func (v *validator) props(s *Schema, x any, path string) int {
 		}
 	}
 	if s.Not != nil {
-		w := validator{}
-		w.value(s.Not, x, path, nil)
+		w := validator{path: v.path} // w adds to the path past its end, and restores it
+		w.value(s.Not, x, nil)
 		if len(w.errs) == 0 {
 			v.composite(q + " must not validate the schema (not)")
 		}

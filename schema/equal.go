@@ -52,7 +52,7 @@ func sameJSON(a, b any) bool {
 // Go's conversions truncate a float to an integer and make a rune of an
 // integer converted to a string, so 1.5 matches enum [1] and 97 matches
 // enum ["a"].
-func (v *validator) enum(s *Schema, x any, path string) {
+func (v *validator) enum(s *Schema, x any) {
 	if len(s.Enum) == 0 {
 		return
 	}
@@ -70,7 +70,7 @@ func (v *validator) enum(s *Schema, x any, path string) {
 			allowed[i] = strconv.Quote(string(b))
 		}
 	}
-	v.errs = append(v.errs, FieldError{Type: validation.TypeNotSupported, Field: fieldOf(path), Value: x,
+	v.errs = append(v.errs, FieldError{Type: validation.TypeNotSupported, Field: fieldOf(v.at()), Value: x,
 		Detail: "supported values: " + strings.Join(allowed, ", ")})
 }
 

@@ -24,29 +24,57 @@ func (s *Schema) Prune(obj any) []string {
 	}
 	root.EmbeddedResource = true
 	var p pruner
-	p.prune(obj, &root, "")
+	p.prune(obj, &root)
 	slices.Sort(p.removed)
 	return p.removed
 }
 
 var metaFields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
 
-type pruner struct{ removed []string }
+// pruner walks an object with the path of the value it is at in path,
+// whose string is made only for the fields it removes.
+type pruner struct {
+	removed []string
+	path    []byte
+}
 
-func pathKey(path, k string) string { return child(path, k) }
+// key appends k to the path (child's form) and returns the length to
+// restore it to.
+func (p *pruner) key(k string) int {
+	n := len(p.path)
+	if n > 0 {
+		p.path = append(p.path, '.')
+	}
+	p.path = append(p.path, k...)
+	return n
+}
 
-func pathIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+// index appends [i] to the path and returns the length to restore it to.
+func (p *pruner) index(i int) int {
+	n := len(p.path)
+	p.path = append(p.path, '[')
+	p.path = strconv.AppendInt(p.path, int64(i), 10)
+	p.path = append(p.path, ']')
+	return n
+}
 
-func (p *pruner) prune(x any, s *Schema, path string) {
+// remove records the removal of field k of the object at the path.
+func (p *pruner) remove(k string) {
+	n := p.key(k)
+	p.removed = append(p.removed, string(p.path))
+	p.path = p.path[:n]
+}
+
+func (p *pruner) prune(x any, s *Schema) {
 	if s != nil && s.PreserveUnknownFields {
-		p.skip(x, s, path)
+		p.skip(x, s)
 		return
 	}
 	switch t := x.(type) {
 	case map[string]any:
 		if s == nil {
 			for k := range t {
-				p.removed = append(p.removed, pathKey(path, k))
+				p.remove(k)
 				delete(t, k)
 			}
 			return
@@ -56,12 +84,16 @@ func (p *pruner) prune(x any, s *Schema, path string) {
 				continue
 			}
 			if sub, ok := s.Properties[k]; ok {
-				p.prune(v, sub, pathKey(path, k))
+				n := p.key(k)
+				p.prune(v, sub)
+				p.path = p.path[:n]
 			} else if s.AdditionalProperties != nil {
-				p.prune(v, s.AdditionalProperties, pathKey(path, k))
+				n := p.key(k)
+				p.prune(v, s.AdditionalProperties)
+				p.path = p.path[:n]
 			} else {
-				if !metaFields[k] || path != "" {
-					p.removed = append(p.removed, pathKey(path, k))
+				if !metaFields[k] || len(p.path) > 0 {
+					p.remove(k)
 				}
 				delete(t, k)
 			}
@@ -72,14 +104,16 @@ func (p *pruner) prune(x any, s *Schema, path string) {
 			items = s.Items
 		}
 		for i, v := range t {
-			p.prune(v, items, pathIndex(path, i))
+			n := p.index(i)
+			p.prune(v, items)
+			p.path = p.path[:n]
 		}
 	}
 }
 
 // skip is pruning below x-kubernetes-preserve-unknown-fields: unknown
 // fields stay, specified ones are pruned by their schemas.
-func (p *pruner) skip(x any, s *Schema, path string) {
+func (p *pruner) skip(x any, s *Schema) {
 	if s == nil {
 		return
 	}
@@ -90,14 +124,20 @@ func (p *pruner) skip(x any, s *Schema, path string) {
 				continue
 			}
 			if sub, ok := s.Properties[k]; ok {
-				p.prune(v, sub, pathKey(path, k))
+				n := p.key(k)
+				p.prune(v, sub)
+				p.path = p.path[:n]
 			} else if s.AdditionalProperties != nil {
-				p.prune(v, s.AdditionalProperties, pathKey(path, k))
+				n := p.key(k)
+				p.prune(v, s.AdditionalProperties)
+				p.path = p.path[:n]
 			}
 		}
 	case []any:
 		for i, v := range t {
-			p.skip(v, s.Items, pathIndex(path, i))
+			n := p.index(i)
+			p.skip(v, s.Items)
+			p.path = p.path[:n]
 		}
 	}
 }

@@ -28,13 +28,20 @@ import (
 // and the uniqueness of set and map list items only if old had no
 // duplicates. ValidateUpdate(obj, nil) reports what Validate(obj) does.
 func (s *Schema) ValidateUpdate(obj, old any) []FieldError {
-	v := validator{}
-	v.value(s, obj, "", &corr{old: old, new: obj, s: s})
+	return s.validateUpdate(obj, old, false)
+}
+
+// validateUpdate is ValidateUpdate; with full, it checks every value,
+// unchanged ones too, before dropping the errors of those (the tests hold
+// the skipping to that).
+func (s *Schema) validateUpdate(obj, old any, full bool) []FieldError {
+	v := validator{full: full}
+	v.value(s, obj, &corr{old: old, new: obj, s: s})
 	errs := v.result()
 	if m, ok := obj.(map[string]any); ok && s != nil {
-		errs = append(errs, embedded(s, m, "")...)
-		if len(listSetsAndMaps(s, old, "")) == 0 {
-			errs = append(errs, listSetsAndMaps(s, m, "")...)
+		errs = append(errs, embeddedErrors(s, m)...)
+		if news := listErrors(s, m); len(news) > 0 && len(listErrors(s, old)) == 0 {
+			errs = append(errs, news...)
 		}
 	}
 	return errs
@@ -48,14 +55,19 @@ func (s *Schema) ValidateUpdate(obj, old any) []FieldError {
 // uniqueness of set and map list items of the whole object, if old had no
 // duplicates. Embedded resources are not checked.
 func (s *Schema) ValidateStatusUpdate(obj, old map[string]any) []FieldError {
+	return s.validateStatusUpdate(obj, old, false)
+}
+
+// validateStatusUpdate is ValidateStatusUpdate; full is validateUpdate's.
+func (s *Schema) validateStatusUpdate(obj, old map[string]any, full bool) []FieldError {
 	if s == nil {
 		return nil
 	}
 	var errs []FieldError
 	if st, ok := obj["status"]; ok {
 		if ss, ok := s.Properties["status"]; ok {
-			v := validator{}
-			v.value(ss, st, "", &corr{old: old["status"], new: st, s: ss})
+			v := validator{full: full}
+			v.value(ss, st, &corr{old: old["status"], new: st, s: ss})
 			for _, e := range v.result() {
 				if e.Field == "" || e.Field == "<nil>" {
 					e.Field = "status"
@@ -66,7 +78,7 @@ func (s *Schema) ValidateStatusUpdate(obj, old map[string]any) []FieldError {
 			}
 		}
 	}
-	if news := listSetsAndMaps(s, obj, ""); len(news) > 0 && len(listSetsAndMaps(s, old, "")) == 0 {
+	if news := listErrors(s, obj); len(news) > 0 && len(listErrors(s, old)) == 0 {
 		errs = append(errs, news...)
 	}
 	return errs
@@ -89,8 +101,8 @@ type corr struct {
 // field is the correlation of the property or additionalProperties value
 // k of an object at path: none at the root for kind and apiVersion, none
 // unless old and new both have k and the schema describes it.
-func (c *corr) field(k, path string) *corr {
-	if path == "" && (k == "kind" || k == "apiVersion") {
+func (c *corr) field(k string, root bool) *corr {
+	if root && (k == "kind" || k == "apiVersion") {
 		return nil
 	}
 	return c.key(k)
@@ -120,6 +132,48 @@ func (c *corr) key(k string) *corr {
 		}
 	}
 	return c.kid(k, &corr{old: ov, new: nv, s: ps})
+}
+
+// sameLeaf reports whether field(k, path) is correlated, a scalar in
+// both old and new, and unchanged: a value whose check can be skipped,
+// as all its errors would be dropped.
+func (c *corr) sameLeaf(k string, root bool) bool {
+	if c == nil || root && (k == "kind" || k == "apiVersion") {
+		return false
+	}
+	same, ok := c.leaf(k)
+	return ok && same
+}
+
+// leaf is the equality of key(k) without making it, for a scalar in old
+// and new: ok is false if key(k) is nil or either value is an object or
+// a list.
+func (c *corr) leaf(k string) (same, ok bool) {
+	if c == nil || c.s == nil {
+		return false, false
+	}
+	om, ok1 := c.old.(map[string]any)
+	nm, ok2 := c.new.(map[string]any)
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	ov, ok1 := om[k]
+	nv, ok2 := nm[k]
+	if !ok1 || !ok2 || isContainer(ov) || isContainer(nv) {
+		return false, false
+	}
+	if _, ok := c.s.Properties[k]; !ok && c.s.AdditionalProperties == nil {
+		return false, false
+	}
+	return sameJSON(ov, nv), true // what compare finds for scalars
+}
+
+func isContainer(x any) bool {
+	switch x.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 func (c *corr) kid(k any, ch *corr) *corr {
@@ -268,6 +322,12 @@ func (c *corr) compare() bool {
 			return false
 		}
 		for k := range nm {
+			if same, ok := c.leaf(k); ok {
+				if !same {
+					return false
+				}
+				continue
+			}
 			if ch := c.key(k); ch == nil || !ch.equal() {
 				return false
 			}

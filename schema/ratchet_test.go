@@ -28,6 +28,11 @@ const ratchetSchema = `{"type":"object","properties":{
   "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"p":{"type":"string","maxLength":2}}}}},
  "status":{"type":"object","properties":{"phase":{"type":"string","enum":["ok"]},"count":{"type":"integer","minimum":0}}}}}`
 
+// sameErrors is reflect.DeepEqual, but for a nil and an empty list.
+func sameErrors(a, b []FieldError) bool {
+	return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b)
+}
+
 func fields(errs []FieldError) []string {
 	var out []string
 	for _, e := range errs {
@@ -119,9 +124,13 @@ func TestValidateUpdate(t *testing.T) {
 			want: []string{"spec.name FieldValueTooLong"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fields(s.ValidateUpdate(decodeJSON(t, []byte(tt.obj)), decodeJSON(t, []byte(tt.old))))
-			if !reflect.DeepEqual(got, tt.want) {
+			obj, old := decodeJSON(t, []byte(tt.obj)), decodeJSON(t, []byte(tt.old))
+			errs := s.ValidateUpdate(obj, old)
+			if got := fields(errs); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %q; want %q", got, tt.want)
+			}
+			if full := s.validateUpdate(obj, old, true); !sameErrors(errs, full) {
+				t.Errorf("got %v; checking unchanged values too: %v", errs, full)
 			}
 		})
 	}

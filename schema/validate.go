@@ -44,11 +44,11 @@ const typeInvalid = validation.TypeTypeInvalid
 // concurrent use.
 func (s *Schema) Validate(obj any) []FieldError {
 	v := validator{}
-	v.value(s, obj, "", nil)
+	v.value(s, obj, nil)
 	errs := v.result()
 	if m, ok := obj.(map[string]any); ok && s != nil {
-		errs = append(errs, embedded(s, m, "")...)
-		errs = append(errs, listSetsAndMaps(s, m, "")...)
+		errs = append(errs, embeddedErrors(s, m)...)
+		errs = append(errs, listErrors(s, m)...)
 	}
 	return errs
 }
@@ -56,7 +56,15 @@ func (s *Schema) Validate(obj any) []FieldError {
 // validator collects the failures of kube-openapi's SchemaValidator.
 type validator struct {
 	errs []FieldError
+	keys []string // the sorted keys of the objects being checked
+	full bool     // see validateUpdate
+	// path is the field path of the value being checked, kube-openapi's
+	// name of it: made into a string only for an error (at).
+	path []byte
 }
+
+// at is the path of the value being checked.
+func (v *validator) at() string { return string(v.path) }
 
 // result is the errors without repeats: kube-openapi's results keep one
 // error of each message.
@@ -192,12 +200,17 @@ func isJSONInteger(f float64) bool {
 // choose the branch whose errors they report. c, when not nil, is x's
 // correlation with the old object of an update: errors below a value
 // equal to its old value are dropped (ratcheting).
-func (v *validator) value(s *Schema, x any, path string, c *corr) int {
+func (v *validator) value(s *Schema, x any, c *corr) int {
 	if s == nil {
 		return 0
 	}
+	if c != nil && !v.full && c.equal() {
+		// Its errors would be dropped below. (The match count of a
+		// correlated value is not used: branches are not correlated.)
+		return 0
+	}
 	mark := len(v.errs)
-	n := v.node(s, x, path, c)
+	n := v.node(s, x, c)
 	if c != nil && len(v.errs) > mark && c.equal() {
 		v.errs = v.errs[:mark]
 	}
@@ -207,56 +220,57 @@ func (v *validator) value(s *Schema, x any, path string, c *corr) int {
 // node is kube-openapi's SchemaValidator.Validate: the type, the
 // combinators, string, format, number, array, enum and object checks in
 // that order. Each check that applies counts one, plus its own count.
-func (v *validator) node(s *Schema, x any, path string, c *corr) int {
+func (v *validator) node(s *Schema, x any, c *corr) int {
 	if n, ok := number(x); ok {
 		x = n
 	}
 	if x == nil {
 		n := 0
-		if v.typeCheck(s, nil, path) {
+		if v.typeCheck(s, nil) {
 			n = 1
 		}
-		v.enum(s, nil, path)
+		v.enum(s, nil)
 		return n
 	}
 	n := 2 // the node itself and the enum check
 	if len(types(s)) > 0 || formatOf(s) != "" {
 		n++
-		if v.typeCheck(s, x, path) {
+		if v.typeCheck(s, x) {
 			n++
 		}
 	}
-	n += 1 + v.props(s, x, path)
+	n += 1 + v.props(s, x)
 	switch t := x.(type) {
 	case string:
 		n++
-		v.str(s, t, path)
+		v.str(s, t)
 		if f := formatOf(s); f != "" {
 			n++
 			if !checkFormat(f, t) {
+				path := v.at()
 				v.add(typeInvalid, path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, f, t))
 			}
 		}
 	case int64, float64:
 		n += 2
-		v.num(s, t, path)
+		v.num(s, t)
 	case []any:
-		n += 1 + v.slice(s, t, path, c)
+		n += 1 + v.slice(s, t, c)
 	}
-	v.enum(s, x, path)
+	v.enum(s, x)
 	if m, ok := x.(map[string]any); ok {
-		n += 1 + v.object(s, m, path, c)
+		n += 1 + v.object(s, m, c)
 	}
 	return n
 }
 
 // typeCheck is kube-openapi's typeValidator; it reports whether x passed.
-func (v *validator) typeCheck(s *Schema, x any, path string) bool {
+func (v *validator) typeCheck(s *Schema, x any) bool {
 	ts := types(s)
 	format := formatOf(s)
 	if x == nil {
 		if len(ts) > 0 && !s.Nullable {
-			v.add(typeInvalid, path, "null", fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(ts, ","), "null"))
+			v.add(typeInvalid, v.at(), "null", fmt.Sprintf("%s in body must be of type %s: %q", v.at(), strings.Join(ts, ","), "null"))
 			return false
 		}
 		return true
@@ -280,7 +294,7 @@ func (v *validator) typeCheck(s *Schema, x any, path string) bool {
 			goFormat = "float64"
 		}
 		if !slices.Contains(ts, st) && goFormat != format && !floatInt && !intFloat {
-			v.add(typeInvalid, path, goFormat, fmt.Sprintf("%s in body must be of type %s: %q", path, format, goFormat))
+			v.add(typeInvalid, v.at(), goFormat, fmt.Sprintf("%s in body must be of type %s: %q", v.at(), format, goFormat))
 			return false
 		}
 	}
@@ -289,30 +303,30 @@ func (v *validator) typeCheck(s *Schema, x any, path string) bool {
 		return true
 	}
 	if !slices.Contains(ts, st) && !floatInt && !intFloat {
-		v.add(typeInvalid, path, st, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(ts, ","), st))
+		v.add(typeInvalid, v.at(), st, fmt.Sprintf("%s in body must be of type %s: %q", v.at(), strings.Join(ts, ","), st))
 		return false
 	}
 	return true
 }
 
-func (v *validator) str(s *Schema, x, path string) {
+func (v *validator) str(s *Schema, x string) {
 	n := int64(utf8.RuneCountInString(x))
 	if s.MaxLength != nil && n > *s.MaxLength {
-		v.add(validation.TypeTooLong, path, "<value omitted>", tooLong(*s.MaxLength))
+		v.add(validation.TypeTooLong, v.at(), "<value omitted>", tooLong(*s.MaxLength))
 		return
 	}
 	if s.MinLength != nil && n < *s.MinLength {
-		v.invalid(path, x, fmt.Sprintf("%s in body should be at least %d chars long", path, *s.MinLength))
+		v.invalid(v.at(), x, fmt.Sprintf("%s in body should be at least %d chars long", v.at(), *s.MinLength))
 		return
 	}
 	if s.Pattern != "" {
 		re, err := compile(s.Pattern)
 		if err != nil {
-			v.invalid(path, x, fmt.Sprintf("%s in body should match '%s, but pattern is invalid: %s'", path, s.Pattern, err))
+			v.invalid(v.at(), x, fmt.Sprintf("%s in body should match '%s, but pattern is invalid: %s'", v.at(), s.Pattern, err))
 			return
 		}
 		if !re.MatchString(x) {
-			v.invalid(path, x, fmt.Sprintf("%s in body should match '%s'", path, s.Pattern))
+			v.invalid(v.at(), x, fmt.Sprintf("%s in body should match '%s'", v.at(), s.Pattern))
 		}
 	}
 }
@@ -349,10 +363,7 @@ func compile(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// formatNumber is go-openapi's swag.FormatFloat64 / %v of the bound.
-func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-func (v *validator) num(s *Schema, x any, path string) {
+func (v *validator) num(s *Schema, x any) {
 	typeName := ""
 	format := ""
 	if !s.IntOrString {
@@ -369,48 +380,48 @@ func (v *validator) num(s *Schema, x any, path string) {
 			}
 		}
 	}
-	if err := inRange(x, typeName, format, "Checked", path); err != "" {
+	if err := inRange(x, typeName, format, "Checked", v); err != "" {
 		v.composite(err)
 	}
 	i, isInt := x.(int64)
 	f := asFloat(x)
 	if s.MultipleOf != nil {
 		m := *s.MultipleOf
-		if inRange(m, typeName, format, "MultipleOf", path) == "" && isInt {
+		if inRange(m, typeName, format, "MultipleOf", v) == "" && isInt {
 			mi := int64(m)
 			if mi <= 0 {
-				v.invalid(path, "", fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", path, mi))
+				v.invalid(v.at(), "", fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", v.at(), mi))
 			} else if i%mi != 0 {
-				v.invalid(path, i, fmt.Sprintf("%s in body should be a multiple of %v", path, mi))
+				v.invalid(v.at(), i, fmt.Sprintf("%s in body should be a multiple of %v", v.at(), mi))
 			}
 		} else if m <= 0 {
-			v.invalid(path, "", fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", path, m))
+			v.invalid(v.at(), "", fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", v.at(), m))
 		} else {
 			q := f / m
 			if m < 1 {
 				q = 1 / m * f
 			}
 			if !isJSONInteger(q) {
-				v.invalid(path, f, fmt.Sprintf("%s in body should be a multiple of %v", path, m))
+				v.invalid(v.at(), f, fmt.Sprintf("%s in body should be a multiple of %v", v.at(), m))
 			}
 		}
 	}
 	if s.Minimum != nil {
-		v.bound(x, *s.Minimum, s.ExclusiveMinimum, false, typeName, format, path)
+		v.bound(x, *s.Minimum, s.ExclusiveMinimum, false, typeName, format)
 	}
 	if s.Maximum != nil {
-		v.bound(x, *s.Maximum, s.ExclusiveMaximum, true, typeName, format, path)
+		v.bound(x, *s.Maximum, s.ExclusiveMaximum, true, typeName, format)
 	}
 }
 
-func (v *validator) bound(x any, b float64, exclusive, isMax bool, typeName, format, path string) {
+func (v *validator) bound(x any, b float64, exclusive, isMax bool, typeName, format string) {
 	prefix := "Minimum boundary"
 	if isMax {
 		prefix = "Maximum boundary"
 	}
 	var bad bool
 	var shown string
-	if i, ok := x.(int64); ok && inRange(b, typeName, format, prefix, path) == "" {
+	if i, ok := x.(int64); ok && inRange(b, typeName, format, prefix, v) == "" {
 		bi := int64(b)
 		bad = isMax && (i > bi || exclusive && i == bi) || !isMax && (i < bi || exclusive && i == bi)
 		shown = strconv.FormatInt(bi, 10)
@@ -433,7 +444,7 @@ func (v *validator) bound(x any, b float64, exclusive, isMax bool, typeName, for
 	default:
 		rel = "greater than or equal to"
 	}
-	v.invalid(path, x, fmt.Sprintf("%s in body should be %s %s", path, rel, shown))
+	v.invalid(v.at(), x, fmt.Sprintf("%s in body should be %s %s", v.at(), rel, shown))
 }
 
 func asFloat(x any) float64 {
@@ -448,56 +459,66 @@ func asFloat(x any) float64 {
 
 // inRange is kube-openapi's IsValueValidAgainstRange: the message of a
 // number that does not fit the node's type and format, or "".
-func inRange(x any, typeName, format, prefix, path string) string {
-	var rep string
+func inRange(x any, typeName, format, prefix string, v *validator) string {
+	if typeName != "integer" && format != "float" {
+		return ""
+	}
+	var buf [32]byte
+	var rep []byte // the number as written (a float as go-openapi's swag.FormatFloat64 writes it)
 	switch n := x.(type) {
 	case int64:
-		rep = strconv.FormatInt(n, 10)
+		rep = strconv.AppendInt(buf[:0], n, 10)
 	case float64:
-		rep = formatNumber(n)
+		rep = strconv.AppendFloat(buf[:0], n, 'f', -1, 64)
 	}
-	ok := true
-	switch typeName {
-	case "integer":
+	var err error
+	if typeName == "integer" {
 		bits := 64
 		if format == "int32" {
 			bits = 32
 		}
-		_, err := strconv.ParseInt(rep, 10, bits)
-		ok = err == nil
-	default:
-		if format == "float" {
-			_, err := strconv.ParseFloat(rep, 32)
-			ok = err == nil
-		}
+		_, err = strconv.ParseInt(string(rep), 10, bits)
+	} else {
+		_, err = strconv.ParseFloat(string(rep), 32)
 	}
+	ok := err == nil
 	if ok {
 		return ""
 	}
 	if format != "" {
-		return fmt.Sprintf("%s value must be of type %s with format %s in %s", prefix, typeName, format, path)
+		return fmt.Sprintf("%s value must be of type %s with format %s in %s", prefix, typeName, format, v.at())
 	}
-	return fmt.Sprintf("%s value must be of type %s (default format) in %s", prefix, typeName, path)
+	return fmt.Sprintf("%s value must be of type %s (default format) in %s", prefix, typeName, v.at())
 }
 
 // slice checks an array and returns the match count of its items plus one.
-func (v *validator) slice(s *Schema, x []any, path string, c *corr) int {
+func (v *validator) slice(s *Schema, x []any, c *corr) int {
 	n := 1
 	if s.Items != nil {
 		for i, e := range x {
-			n += v.value(s.Items, e, path+"["+strconv.Itoa(i)+"]", c.index(i))
+			ci := c.index(i)
+			mark := len(v.path)
+			v.path = append(v.path, '[')
+			v.path = strconv.AppendInt(v.path, int64(i), 10)
+			v.path = append(v.path, ']')
+			n += v.value(s.Items, e, ci)
+			v.path = v.path[:mark]
 		}
 	}
 	l := int64(len(x))
+	path := "" // made on an error
 	if s.MinItems != nil && l < *s.MinItems {
+		path = v.at()
 		v.invalid(path, l, fmt.Sprintf("%s in body should have at least %d items", path, *s.MinItems))
 	}
 	if s.MaxItems != nil && l > *s.MaxItems {
+		path = v.at()
 		v.add(validation.TypeTooMany, path, int(l), tooMany(*s.MaxItems))
 	}
 	if s.UniqueItems {
 		for i := 1; i < len(x); i++ {
 			if slices.ContainsFunc(x[:i], func(y any) bool { return sameJSON(x[i], y) }) {
+				path = v.at()
 				v.invalid(path, "", fmt.Sprintf("%s in body shouldn't contain duplicates", path))
 				break
 			}
@@ -507,34 +528,64 @@ func (v *validator) slice(s *Schema, x []any, path string, c *corr) int {
 }
 
 // object checks a map and returns the match count of its values.
-func (v *validator) object(s *Schema, x map[string]any, path string, c *corr) int {
+func (v *validator) object(s *Schema, x map[string]any, c *corr) int {
 	l := int64(len(x))
+	path := "" // made on an error
 	if s.MinProperties != nil && l < *s.MinProperties {
+		path = v.at()
 		v.invalid(path, l, fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties))
 	}
 	if s.MaxProperties != nil && l > *s.MaxProperties {
+		path = v.at()
 		v.add(validation.TypeTooMany, path, int(l), tooMany(*s.MaxProperties))
 	}
 	n := 0
-	keys := sortedKeys(x)
+	// The keys, sorted, on v.keys: the calls below push theirs after
+	// them, and leave them as they were.
+	mark := len(v.keys)
+	for k := range x {
+		v.keys = append(v.keys, k)
+	}
+	keys := v.keys[mark:]
+	slices.Sort(keys)
+	root := len(v.path) == 0
+	end := len(v.path)
 	if s.AdditionalProperties != nil {
 		for _, k := range keys {
-			if _, ok := s.Properties[k]; !ok {
-				n += v.value(s.AdditionalProperties, x[k], path+"."+k, c.field(k, path))
+			if _, ok := s.Properties[k]; !ok && !v.skip(c, k, root) {
+				ck := c.field(k, root)
+				v.path = append(append(v.path, '.'), k...) // path+"."+k, at the root too
+				n += v.value(s.AdditionalProperties, x[k], ck)
+				v.path = v.path[:end]
 			}
 		}
 	}
 	for _, k := range keys {
-		if p, ok := s.Properties[k]; ok {
-			n += v.value(p, x[k], child(path, k), c.field(k, path))
+		if p, ok := s.Properties[k]; ok && !v.skip(c, k, root) {
+			ck := c.field(k, root)
+			if !root { // child(path, k)
+				v.path = append(v.path, '.')
+			}
+			v.path = append(v.path, k...)
+			n += v.value(p, x[k], ck)
+			v.path = v.path[:end]
 		}
 	}
+	v.keys = v.keys[:mark]
 	for _, k := range s.Required {
 		if _, ok := x[k]; !ok {
-			v.add(validation.TypeRequired, path+"."+k, "", "")
+			v.add(validation.TypeRequired, v.at()+"."+k, "", "")
 		}
 	}
 	return n
+}
+
+// skip reports that the value k of an object (at the root or not),
+// correlated by c,
+// need not be checked: a scalar unchanged from its old value, whose
+// errors would be dropped.
+func (v *validator) skip(c *corr, k string, root bool) bool {
+	return !v.full && c.sameLeaf(k, root)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -61,7 +61,8 @@ func FuzzValidate(f *testing.F) {
 // and ValidateStatusUpdate: none may panic; ratcheting only takes errors
 // away, so every error of ValidateUpdate(obj, old) is one of
 // Validate(obj); with no old object it reports exactly what Validate
-// does; and an unchanged object reports no duplicate list items.
+// does; skipping unchanged values changes nothing; and an unchanged
+// object reports no duplicate list items.
 func FuzzValidateUpdate(f *testing.F) {
 	f.Add([]byte(`{"spec":{"replicas":3,"ports":[{"port":80},{"port":80}]}}`), []byte(`{"spec":{"replicas":"x","ports":[{"port":80}]}}`))
 	f.Add([]byte(`{"spec":{"a":[1,1.0,null]},"m":{"k":null},"e":{"kind":"a_b"}}`), []byte(`{"spec":{"a":[1,1]},"m":{"k":"b"}}`))
@@ -92,7 +93,11 @@ func FuzzValidateUpdate(f *testing.F) {
 			if got := s.ValidateUpdate(obj, nil); !reflect.DeepEqual(got, all) {
 				t.Fatalf("ValidateUpdate(%s, nil) = %v; Validate = %v", nb, got, all)
 			}
-			for _, e := range s.ValidateUpdate(obj, old) {
+			errs := s.ValidateUpdate(obj, old)
+			if full := s.validateUpdate(obj, old, true); !sameErrors(errs, full) {
+				t.Fatalf("ValidateUpdate(%s, %s) = %v; checking unchanged values too: %v", nb, ob, errs, full)
+			}
+			for _, e := range errs {
 				if !slices.ContainsFunc(all, func(a FieldError) bool { return reflect.DeepEqual(a, e) }) {
 					t.Fatalf("ValidateUpdate(%s, %s) reports %v, which Validate does not: %v", nb, ob, e, all)
 				}
@@ -105,7 +110,10 @@ func FuzzValidateUpdate(f *testing.F) {
 			om, ok1 := old.(map[string]any)
 			nm, ok2 := obj.(map[string]any)
 			if ok1 && ok2 {
-				s.ValidateStatusUpdate(nm, om)
+				got, full := s.ValidateStatusUpdate(nm, om), s.validateStatusUpdate(nm, om, true)
+				if !sameErrors(got, full) {
+					t.Fatalf("ValidateStatusUpdate(%s, %s) = %v; checking unchanged values too: %v", nb, ob, got, full)
+				}
 			}
 		}
 	})

@@ -3,7 +3,10 @@
 // github.com/go-json-experiment/json/jsontext (Go 1.27's
 // encoding/json/jsontext), about twice as fast as encoding/json's Decoder,
 // and reports duplicate object keys in the same pass, as kube's strict
-// decoding names them.
+// decoding names them. Input whose strings have no escapes and are valid
+// UTF-8, the common case, is read by a byte scanner of its own (fast.go),
+// faster still; anything else it leaves to jsontext, which decodes the
+// whole input again.
 //
 // It accepts a subset of what encoding/json accepts and, on what it
 // accepts, yields encoding/json's tree: callers decode again with

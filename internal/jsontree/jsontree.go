@@ -55,6 +55,9 @@ type decoder struct {
 	path []step
 	dups []string
 	seen map[string]bool
+	keys map[string]string // see key
+	// scratch holds a string being unescaped by the fast decoder.
+	scratch []byte
 }
 
 // step is one step of the path to the value being decoded: a key, or an
@@ -75,22 +78,42 @@ var pool = sync.Pool{New: func() any {
 // decodes again with encoding/json for the message kapi quotes; Decode's
 // own errors say little.
 func Decode(b []byte, o Options) (v any, dups []string, err error) {
+	return decode(b, o, true)
+}
+
+// decode is Decode, on the fast decoder first if useFast, then on
+// jsontext if the fast one gave up.
+func decode(b []byte, o Options, useFast bool) (v any, dups []string, err error) {
 	t := pool.Get().(*decoder)
 	t.buf = *bytes.NewBuffer(b)
 	t.d.Reset(&t.buf, opts...)
 	t.o, t.path, t.dups, t.seen = o, t.path[:0], nil, nil
-	v, err = t.value()
-	if err == nil {
-		if _, err = t.d.ReadToken(); err == io.EOF {
-			err = nil
-		} else if err == nil {
+	err = errSlow
+	if useFast {
+		f := fast{b: b, t: t}
+		v, err = f.value()
+		if err == nil && (f.ws() != 0 || f.i != len(b)) {
 			err = errTrailing
+		}
+	}
+	if err != nil { // decode (again) on jsontext, for its result
+		t.path, t.dups, t.seen = t.path[:0], nil, nil
+		v, err = t.value()
+		if err == nil {
+			if _, err = t.d.ReadToken(); err == io.EOF {
+				err = nil
+			} else if err == nil {
+				err = errTrailing
+			}
 		}
 	}
 	dups = t.dups
 	t.buf = bytes.Buffer{}
 	t.d.Reset(&t.buf, opts...) // drop the reference to b
 	t.dups, t.seen = nil, nil
+	if cap(t.scratch) > 64<<10 {
+		t.scratch = nil
+	}
 	clear(t.path[:cap(t.path)])
 	pool.Put(t)
 	if err != nil {
