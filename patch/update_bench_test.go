@@ -2,82 +2,30 @@ package patch_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/kapi-dev/kapi/internal/benchobj"
 	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/schema"
 )
 
-// compareSchema is the openAPIV3Schema of bench/compare's widget CRD.
-const compareSchema = `
-type: object
-properties:
-  apiVersion: {type: string}
-  kind: {type: string}
-  metadata: {type: object}
-  spec:
-    type: object
-    properties:
-      color: {type: string}
-      replicas: {type: integer}
-      counter: {type: integer}
-      sentAt: {type: integer}
-      description: {type: string}
-      ports:
-        type: array
-        x-kubernetes-list-type: map
-        x-kubernetes-list-map-keys: [port, protocol]
-        items:
-          type: object
-          required: [port, protocol]
-          properties:
-            name: {type: string}
-            port: {type: integer}
-            protocol: {type: string}
-  status:
-    type: object
-    properties:
-      readyReplicas: {type: integer}
-`
-
 // compareWidget is bench/compare's ~2 KiB widget as the registry hands it
 // to the field manager on create: JSON form, server fields set.
 func compareWidget(counter string) map[string]any {
-	return map[string]any{
-		"apiVersion": "example.com/v1",
-		"kind":       "Widget",
-		"metadata": map[string]any{
-			"name":              "w-000001",
-			"namespace":         "ns-1",
-			"uid":               "00000000-0000-4000-8000-000000000001",
-			"creationTimestamp": "2026-01-01T00:00:00Z",
-			"generation":        json.Number("1"),
-			"labels":            map[string]any{"app": "bench", "shard": "s01"},
-			"annotations":       map[string]any{"example.com/owner": "team-w-000001"},
-		},
-		"spec": map[string]any{
-			"color":       "blue",
-			"replicas":    json.Number("3"),
-			"counter":     json.Number(counter),
-			"sentAt":      json.Number("0"),
-			"description": strings.Repeat("0123456789abcdef", (2048-560)/16),
-			"ports": []any{
-				map[string]any{"name": "http", "port": json.Number("80"), "protocol": "TCP"},
-				map[string]any{"name": "https", "port": json.Number("443"), "protocol": "TCP"},
-			},
-		},
-		"status": map[string]any{"readyReplicas": json.Number("3")},
-	}
+	o := benchobj.CompareWidget(1, "ns-1")
+	o["metadata"].(map[string]any)["generation"] = json.Number("1")
+	o["spec"].(map[string]any)["counter"] = json.Number(counter)
+	return o
 }
 
 func compareManager(tb testing.TB) *patch.FieldManager {
 	tb.Helper()
-	s, err := schema.Parse([]byte(compareSchema))
+	defs, err := schema.ParseCRDs([]byte(benchobj.CompareCRD))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	s := defs[0].Versions[0].Schema
 	fm, err := patch.NewFieldManager(s, "example.com/v1", patch.FieldManagerOptions{
 		Kind:        "Widget",
 		ResetFields: map[string][]string{"": {"status"}, "status": {"metadata", "spec"}},

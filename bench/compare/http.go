@@ -17,76 +17,14 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
+	"github.com/kapi-dev/kapi/internal/benchobj"
 	"github.com/kapi-dev/kapi/registry"
 	kschema "github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
-// widgetsCRD is the CRD both HTTP peers serve: the example server's
-// widgets.example.com (examples/apiserver/server/crds) with the spec
-// fields the scenarios write (counter, sentAt) and the filler
-// (description) added, which the example's schema would prune.
-const widgetsCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names:
-    plural: widgets
-    singular: widget
-    kind: Widget
-    listKind: WidgetList
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          apiVersion:
-            type: string
-          kind:
-            type: string
-          metadata:
-            type: object
-          spec:
-            type: object
-            properties:
-              color:
-                type: string
-              replicas:
-                type: integer
-              counter:
-                type: integer
-              sentAt:
-                type: integer
-              description:
-                type: string
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port, protocol]
-                items:
-                  type: object
-                  required: [port, protocol]
-                  properties:
-                    name:
-                      type: string
-                    port:
-                      type: integer
-                    protocol:
-                      type: string
-          status:
-            type: object
-            properties:
-              readyReplicas:
-                type: integer
-`
+// widgetsCRD is the CRD both HTTP peers serve (see benchobj.CompareCRD).
+const widgetsCRD = benchobj.CompareCRD
 
 // wireCount counts what a client read: the response bodies as decoded
 // (after gzip) and the bytes read from its TCP connections (before TLS and
