@@ -15,22 +15,23 @@ const module = "github.com/kapi-dev/kapi/"
 // allowed lists, per package, the kapi packages its non-test code may
 // import (DESIGN.md: dependencies point one way). examples may import all.
 var allowed = map[string][]string{
-	"rv":                      {},
-	"watch":                   {"rv"},
-	"storage":                 {"rv", "watch", "internal/validation", "internal/jsonval", "internal/jsontree"},
-	"storage/memory":          {"rv", "watch", "storage", "storage/internal/revlru"},
-	"storage/cache":           {"rv", "watch", "storage", "storage/internal/revlru"},
-	"storage/internal/revlru": {}, // snapshots by revision, least recently used evicted first
-	"storage/storagetest":     {"rv", "watch", "storage"},
-	"codec":                   {},
-	"codec/protobuf":          {},
-	"codec/cbor":              {},
-	"schema":                  {"internal/validation", "internal/jsonval"},
-	"patch":                   {"codec", "schema", "internal/jsonval"},
-	"internal/validation":     {},
-	"internal/jsonval":        {},
-	"internal/jsontree":       {},
-	"internal/benchobj":       {}, // test objects of the decode benchmarks
+	"rv":                       {},
+	"watch":                    {"rv"},
+	"storage":                  {"rv", "watch", "internal/validation", "internal/jsonval", "internal/jsontree"},
+	"storage/memory":           {"rv", "watch", "storage", "storage/internal/revlru", "storage/internal/keytree"},
+	"storage/cache":            {"rv", "watch", "storage", "storage/internal/revlru", "storage/internal/keytree"},
+	"storage/internal/revlru":  {},                                              // snapshots by revision, least recently used evicted first
+	"storage/internal/keytree": {"watch", "storage", "storage/internal/revlru"}, // the B-tree of states by key, its snapshots and watch filter
+	"storage/storagetest":      {"rv", "watch", "storage"},
+	"codec":                    {},
+	"codec/protobuf":           {},
+	"codec/cbor":               {},
+	"schema":                   {"internal/validation", "internal/jsonval"},
+	"patch":                    {"codec", "schema", "internal/jsonval"},
+	"internal/validation":      {},
+	"internal/jsonval":         {},
+	"internal/jsontree":        {},
+	"internal/benchobj":        {}, // test objects of the decode benchmarks
 	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree",
 		"registry/internal/negotiate", "registry/internal/jsonobj", "registry/internal/stream", "registry/internal/table",
 		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc", "registry/internal/deleteopts"},
