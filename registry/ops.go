@@ -183,12 +183,37 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 		if want != 0 && want != cur.Revision {
 			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
 		}
-		next, err := r.prepareUpdate(ctx, res, obj.deepCopy(), old, sub)
+		next, err := r.prepareUpdate(ctx, res, attemptCopy(res, obj), old, sub)
 		if err != nil {
 			return nil, err
 		}
 		return r.track(res, old, next, o.manager, sub)
 	})
+}
+
+// attemptCopy is the request's object for one update attempt: each
+// attempt (a conflict retries) must start from the object as sent. Hooks
+// may change anything in place, so a resource with an update hook gets a
+// deep copy; otherwise an attempt changes only top-level keys (status) and
+// metadata's keys (prepareUpdate, the field manager), and copying those two
+// maps is enough: nested values are only read.
+func attemptCopy(res *Resource, obj Object) Object {
+	s := &res.Strategy
+	if s.Default != nil || s.PrepareForUpdate != nil || s.ValidateUpdate != nil || s.WarningsOnUpdate != nil {
+		return obj.deepCopy()
+	}
+	out := make(Object, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		c := make(map[string]any, len(md)+2)
+		for k, v := range md {
+			c[k] = v
+		}
+		out["metadata"] = c
+	}
+	return out
 }
 
 // patchObject applies a JSON or merge patch to the object or its status.
@@ -226,7 +251,7 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 		if got := obj.Name(); got != name {
 			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
 		}
-		next, err := r.prepareUpdate(ctx, res, obj, old, sub)
+		next, err := r.prepareUpdate(ctx, res, attemptCopy(res, obj), old, sub)
 		if err != nil {
 			return nil, err
 		}
@@ -269,7 +294,7 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 		if got := obj.Name(); got != name {
 			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
 		}
-		return r.prepareUpdate(ctx, res, obj, old, sub)
+		return r.prepareUpdate(ctx, res, attemptCopy(res, obj), old, sub)
 	})
 	if ReasonOf(err) != "NotFound" || sub != "" {
 		return out, false, err
