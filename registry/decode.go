@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -21,10 +22,14 @@ import (
 
 // readBody reads a request body of at most MaxBodyBytes.
 func (r *Registry) readBody(req *http.Request) ([]byte, error) {
+	return r.readBodyInto(new(bytes.Buffer), req)
+}
+
+// readBodyInto is readBody reading into body, whose bytes it returns.
+func (r *Registry) readBodyInto(body *bytes.Buffer, req *http.Request) ([]byte, error) {
 	if req.ContentLength > r.opts.MaxBodyBytes {
 		return nil, errTooLarge("limit is " + strconv.FormatInt(r.opts.MaxBodyBytes, 10) + " bytes")
 	}
-	var body bytes.Buffer
 	if n := req.ContentLength; n > 0 {
 		body.Grow(int(n) + bytes.MinRead) // read at once, EOF included
 	}
@@ -41,6 +46,14 @@ func (r *Registry) readBody(req *http.Request) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// bodies are readObject's body buffers: a JSON body's decoded object
+// shares no bytes with it (the decoder copies strings), so the buffer is
+// reused once decoded.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody bounds the buffers kept in bodies.
+const maxPooledBody = 64 << 10
 
 // mediaType returns the request's Content-Type without parameters.
 func mediaType(req *http.Request) string {
@@ -87,7 +100,13 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 	if err != nil {
 		return nil, err
 	}
-	b, err := r.readBody(req)
+	buf := bodies.Get().(*bytes.Buffer)
+	buf.Reset()
+	b, err := r.readBodyInto(buf, req)
+	if f == negotiate.JSON && buf.Cap() <= maxPooledBody {
+		// Other formats' decoders may keep views of the body.
+		defer bodies.Put(buf)
+	}
 	if err != nil {
 		return nil, err
 	}

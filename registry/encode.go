@@ -178,6 +178,18 @@ func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code in
 		r.writeTable(w, req, code, res, t, []storage.Object{o}, storage.ListResult{Revision: o.Revision}, false)
 		return
 	}
+	if t.Format == negotiate.JSON && t.View == negotiate.Object && o.Revision != 0 {
+		// The stored bytes with the resourceVersion spliced in (as item),
+		// in a reused buffer: writers do not keep what they are given.
+		bp := responses.Get().(*[]byte)
+		b := jsonobj.AppendRV((*bp)[:0], o.Value, o.Revision)
+		writeBody(w, req, code, t.Format, b)
+		if cap(b) <= maxPooledBody {
+			*bp = b[:0]
+			responses.Put(bp)
+		}
+		return
+	}
 	b, err := r.item(res, o, o.Revision, t)
 	if err != nil {
 		r.writeError(w, req, err)
@@ -185,6 +197,9 @@ func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code in
 	}
 	writeBody(w, req, code, t.Format, wrap(t, res.typeMeta(t, false), b))
 }
+
+// responses are writeStored's JSON body buffers.
+var responses = sync.Pool{New: func() any { return new([]byte) }}
 
 // writeList answers with a list page, assembled from the items' cached
 // encodings: no item is encoded again for a second page, list or watcher.
