@@ -2,7 +2,7 @@ package jsonobj
 
 import (
 	"bytes"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
@@ -22,14 +22,14 @@ func Encode(obj map[string]any) ([]byte, error) {
 			meta["resourceVersion"] = rvValue
 		}
 	}()
-	keys := make([]string, 0, len(obj))
+	var stack [16]string // most objects' top-level keys: no allocation
+	keys := append(stack[:0], "apiVersion", "kind", "metadata")
 	for k := range obj {
 		if k != "apiVersion" && k != "kind" && k != "metadata" {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
-	keys = append([]string{"apiVersion", "kind", "metadata"}, keys...)
+	slices.Sort(keys[3:])
 	// Encoded into a reused buffer, then copied out at its size: one
 	// allocation instead of a buffer grown (and copied) to it.
 	bp := scratch.Get().(*[]byte)
