@@ -110,7 +110,7 @@ type warnings struct {
 }
 
 func withWarnings(ctx context.Context, h http.Header) context.Context {
-	return context.WithValue(ctx, warningsKey{}, &warnings{h: h, seen: map[string]bool{}})
+	return context.WithValue(ctx, warningsKey{}, &warnings{h: h})
 }
 
 // Warn adds a warning to the response of the request ctx belongs to: a
@@ -121,6 +121,9 @@ func Warn(ctx context.Context, msg string) {
 	w, _ := ctx.Value(warningsKey{}).(*warnings)
 	if w == nil || msg == "" || w.seen[msg] {
 		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]bool{} // most requests warn nothing
 	}
 	w.seen[msg] = true
 	w.h.Add("Warning", `299 - `+strconv.Quote(msg))
