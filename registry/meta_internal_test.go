@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"regexp"
 	"testing"
 )
 
@@ -93,4 +94,19 @@ func copyJSON(v any) any {
 		return l
 	}
 	return v
+}
+
+func TestNewUID(t *testing.T) {
+	re := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for range 100 {
+		u := newUID()
+		if !re.MatchString(u) {
+			t.Fatalf("got uid %q; want a version 4 UUID in 8-4-4-4-12 hex", u)
+		}
+		if seen[u] {
+			t.Fatalf("got uid %q twice; want each new", u)
+		}
+		seen[u] = true
+	}
 }
