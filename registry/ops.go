@@ -192,7 +192,9 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 }
 
 // attemptCopy is the request's object for one update attempt: each
-// attempt (a conflict retries) must start from the object as sent. Hooks
+// attempt (a conflict retries) must start from the object as sent. (A
+// patch or an apply makes its object anew in each attempt: it needs no
+// copy.) Hooks
 // may change anything in place, so a resource with an update hook gets a
 // deep copy; otherwise an attempt changes only top-level keys (status) and
 // metadata's keys (prepareUpdate, the field manager), and copying those two
@@ -251,7 +253,7 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 		if got := obj.Name(); got != name {
 			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
 		}
-		next, err := r.prepareUpdate(ctx, res, attemptCopy(res, obj), old, sub)
+		next, err := r.prepareUpdate(ctx, res, obj, old, sub) // obj is this attempt's own
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +296,7 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 		if got := obj.Name(); got != name {
 			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
 		}
-		return r.prepareUpdate(ctx, res, attemptCopy(res, obj), old, sub)
+		return r.prepareUpdate(ctx, res, obj, old, sub) // obj is this attempt's own
 	})
 	if ReasonOf(err) != "NotFound" || sub != "" {
 		return out, false, err
