@@ -1,0 +1,170 @@
+package authz
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kapi-dev/kapi/registry/request"
+)
+
+// Attributes are what an authorizer decides on: who asks, and what,
+// as kube's authorizer.Attributes.
+type Attributes struct {
+	User *request.User
+	// ResourceRequest tells a resource request (the fields below Verb)
+	// from a non-resource one (Path).
+	ResourceRequest bool
+	Path            string
+	// Verb is kube's: get, list, watch, create, update, patch, delete,
+	// deletecollection, and the special verbs impersonate, escalate,
+	// bind, use; for non-resource requests the lowercased HTTP method.
+	Verb        string
+	APIGroup    string
+	APIVersion  string
+	Resource    string
+	Subresource string
+	Namespace   string
+	Name        string
+}
+
+// AttributesFrom are the attributes of a request routed as info and sent
+// by u.
+func AttributesFrom(u *request.User, info *request.Info) Attributes {
+	return Attributes{
+		User: u, ResourceRequest: info.IsResourceRequest, Path: info.Path, Verb: info.Verb,
+		APIGroup: info.APIGroup, APIVersion: info.APIVersion, Resource: info.Resource,
+		Subresource: info.Subresource, Namespace: info.Namespace, Name: info.Name,
+	}
+}
+
+// Decision is an authorizer's answer.
+type Decision int
+
+const (
+	// NoOpinion lets the next authorizer decide; from the last, it denies.
+	NoOpinion Decision = iota
+	Allow
+	Deny
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "Allow"
+	case Deny:
+		return "Deny"
+	}
+	return "NoOpinion"
+}
+
+// Authorizer decides on a request. The reason explains the decision (for
+// a denial, it is appended to the 403's message); an error means the
+// authorizer could not decide, which denies unless another allows.
+type Authorizer interface {
+	Authorize(ctx context.Context, a Attributes) (Decision, string, error)
+}
+
+// Func adapts a function to Authorizer.
+type Func func(ctx context.Context, a Attributes) (Decision, string, error)
+
+// Authorize calls f.
+func (f Func) Authorize(ctx context.Context, a Attributes) (Decision, string, error) {
+	return f(ctx, a)
+}
+
+// AlwaysAllow allows every request (kube's --authorization-mode=AlwaysAllow).
+var AlwaysAllow Authorizer = Func(func(context.Context, Attributes) (Decision, string, error) {
+	return Allow, "", nil
+})
+
+// Privileged allows every request from a member of one of groups (kube
+// allows system:masters this way, before any other authorizer).
+func Privileged(groups ...string) Authorizer {
+	return Func(func(_ context.Context, a Attributes) (Decision, string, error) {
+		if a.User != nil {
+			for _, g := range groups {
+				if a.User.InGroup(g) {
+					return Allow, "", nil
+				}
+			}
+		}
+		return NoOpinion, "", nil
+	})
+}
+
+// Union asks each authorizer in turn; the first Allow or Deny decides.
+// Otherwise the answer is NoOpinion with the members' reasons and errors
+// joined.
+func Union(authorizers ...Authorizer) Authorizer {
+	return Func(func(ctx context.Context, a Attributes) (Decision, string, error) {
+		var reasons []string
+		var errs []error
+		for _, z := range authorizers {
+			d, reason, err := z.Authorize(ctx, a)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if d != NoOpinion {
+				return d, reason, nil
+			}
+			if reason != "" {
+				reasons = append(reasons, reason)
+			}
+		}
+		return NoOpinion, strings.Join(reasons, "\n"), joinErrors(errs)
+	})
+}
+
+func joinErrors(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return joined(errs)
+}
+
+type joined []error
+
+func (j joined) Error() string {
+	s := make([]string, len(j))
+	for i, e := range j {
+		s[i] = e.Error()
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+func (j joined) Unwrap() []error { return j }
+
+// Rules are what a user may do in a namespace, as SelfSubjectRulesReview
+// reports them.
+type Rules struct {
+	Resource    []ResourceRule
+	NonResource []NonResourceRule
+	// Incomplete is set when the list may miss rules (an authorizer that
+	// cannot enumerate them, or a binding to a missing role); Err says why.
+	Incomplete bool
+	Err        string
+}
+
+// ResourceRule is one resource rule of a Rules, as rbac/v1 PolicyRule's
+// resource half.
+type ResourceRule struct {
+	Verbs         []string `json:"verbs"`
+	APIGroups     []string `json:"apiGroups,omitempty"`
+	Resources     []string `json:"resources,omitempty"`
+	ResourceNames []string `json:"resourceNames,omitempty"`
+}
+
+// NonResourceRule is one non-resource rule of a Rules.
+type NonResourceRule struct {
+	Verbs           []string `json:"verbs"`
+	NonResourceURLs []string `json:"nonResourceURLs,omitempty"`
+}
+
+// RuleResolver is implemented by authorizers that can list what a user
+// may do (SelfSubjectRulesReview, kubectl auth can-i --list).
+type RuleResolver interface {
+	RulesFor(ctx context.Context, u *request.User, namespace string) Rules
+}
