@@ -81,7 +81,7 @@ func (r *Registry) writeJSON(w http.ResponseWriter, req *http.Request, code int,
 	writeBody(w, req, code, negotiate.JSON, b)
 }
 
-func (r *Registry) serveGet(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveGet(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func (lq listQuery) storageOptions() storage.ListOptions {
 	}
 }
 
-func (r *Registry) serveList(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveList(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.List)
 	if err != nil {
 		return err
@@ -200,7 +200,7 @@ func (r *Registry) serveList(w http.ResponseWriter, rq *request) error {
 	return nil
 }
 
-func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveCreate(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
@@ -221,7 +221,7 @@ func (r *Registry) serveCreate(w http.ResponseWriter, rq *request) error {
 	return nil
 }
 
-func (r *Registry) serveUpdate(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveUpdate(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
@@ -259,7 +259,7 @@ func forceOption(q url.Values, apply bool) (bool, error) {
 }
 
 // serveApply answers a server-side apply: 201 when it created the object.
-func (r *Registry) serveApply(w http.ResponseWriter, rq *request, t negotiate.Target, body []byte, o writeOptions, force bool) error {
+func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Target, body []byte, o writeOptions, force bool) error {
 	if rq.URL.Query().Get("fieldManager") == "" {
 		return optionsInvalid("PatchOptions", "fieldManager", "FieldValueRequired", "Required value: is required for apply patch")
 	}
@@ -305,7 +305,7 @@ func checkPatchType(res *Resource, pt string) error {
 	return errUnsupportedMediaType(pt, supported)
 }
 
-func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
+func (r *Registry) servePatch(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
@@ -344,7 +344,7 @@ func (r *Registry) servePatch(w http.ResponseWriter, rq *request) error {
 
 // readDeleteOptions reads a DELETE's options as kube does: from the body
 // when there is one, from the query otherwise, then validates them.
-func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
+func (r *Registry) readDeleteOptions(rq *routed) (deleteOptions, error) {
 	body, ok, err := r.readDeleteOptionsBody(rq.Request)
 	if err != nil {
 		return deleteOptions{}, err
@@ -360,7 +360,7 @@ func (r *Registry) readDeleteOptions(rq *request) (deleteOptions, error) {
 	return toDeleteOptions(body, managerFromUserAgent(rq.UserAgent()))
 }
 
-func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
 		return err
@@ -395,7 +395,7 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *request) error {
 
 // serveDeleteCollection deletes every object the list selectors match and
 // answers with the list of what was deleted.
-func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.List)
 	if err != nil {
 		return err

@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/authn"
+	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/internal/gc"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -46,6 +49,17 @@ type Options struct {
 	// ownerReferences (gc.go), and with it the orphan and
 	// foregroundDeletion finalizers a delete would add.
 	DisableGarbageCollection bool
+
+	// Authenticator finds who sends each request; a request it does not
+	// accept answers 401. Nil serves every request as system:anonymous
+	// (group system:unauthenticated): with the default Authorizer, that
+	// lets anyone who can reach the handler do anything, which is only
+	// right on a loopback listener or behind a proxy that authenticates.
+	Authenticator authn.Authenticator
+	// Authorizer decides each request (every route asks it, with the
+	// request's authz.Attributes); what it does not allow answers 403.
+	// Nil allows everything (authz.AlwaysAllow).
+	Authorizer authz.Authorizer
 }
 
 // Version is the /version document.
@@ -60,9 +74,10 @@ type Version struct {
 // Registry serves registered resources over HTTP and in-process. It is safe
 // for concurrent use; register every resource before serving.
 type Registry struct {
-	opts  Options
-	store storage.Interface
-	log   *slog.Logger
+	opts       Options
+	store      storage.Interface
+	log        *slog.Logger
+	authorizer authz.Authorizer // Options.Authorizer or AlwaysAllow
 
 	mu        sync.RWMutex
 	resources map[string]*Resource            // by group/version/plural
@@ -111,8 +126,12 @@ func New(opts Options) (*Registry, error) {
 	}
 	r := &Registry{
 		opts: opts, store: opts.Storage, log: log,
-		resources: map[string]*Resource{},
-		groups:    map[string]map[string]*groupVer{},
+		resources:  map[string]*Resource{},
+		groups:     map[string]map[string]*groupVer{},
+		authorizer: opts.Authorizer,
+	}
+	if r.authorizer == nil {
+		r.authorizer = authz.AlwaysAllow
 	}
 	r.ns = namespaceResource()
 	if err := r.Register(r.ns); err != nil {
@@ -190,6 +209,12 @@ func (r *Registry) all() []*Resource {
 }
 
 // ServeHTTP serves the API. Mount it under any prefix with http.StripPrefix.
+//
+// Every request takes one path: route (request.Parse: its Info) →
+// authenticate (its User) → impersonate → authorize → the handler the
+// route table names (routes.go), which decodes, writes through the write
+// path and encodes. Info and User are in the request's context from the
+// authorization on (request.InfoFrom, request.UserFrom).
 func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -200,175 +225,101 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			writeStatus(w, req, errInternal(fmt.Errorf("panic: %v", p)))
 		}
 	}()
-	path := strings.TrimSuffix(req.URL.Path, "/")
-	switch path {
-	case "/healthz", "/livez", "/readyz":
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("ok"))
-		return
-	case "/version":
-		r.writeJSON(w, req, http.StatusOK, r.opts.Version)
-		return
-	case "/api", "/apis":
-		r.serveRootDiscovery(w, req, path == "/api")
-		return
-	}
-	if path == "/openapi/v2" {
-		r.serveOpenAPIV2(w, req)
-		return
-	}
-	if path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/") {
-		r.serveOpenAPI(w, req, path)
-		return
-	}
-	var group, version string
-	var rest []string
-	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	switch {
-	case parts[0] == "api" && len(parts) >= 2:
-		version, rest = parts[1], parts[2:]
-	case parts[0] == "apis" && len(parts) == 2:
-		r.serveGroup(w, req, parts[1])
-		return
-	case parts[0] == "apis" && len(parts) >= 3:
-		group, version, rest = parts[1], parts[2], parts[3:]
-	default:
-		writeStatus(w, req, errPathNotFound())
-		return
-	}
-	r.mu.RLock()
-	gv := r.groups[group][version]
-	r.mu.RUnlock()
-	if gv == nil {
-		writeStatus(w, req, errPathNotFound())
-		return
-	}
-	if len(rest) == 0 {
-		r.serveResourceList(w, req, gv)
-		return
-	}
-	rq, err := r.route(req, group, version, rest)
+	info, err := request.Parse(req.Method, req.URL)
 	if err != nil {
-		writeStatus(w, req, err)
+		writeStatus(w, req, errPathNotFound())
 		return
 	}
-	r.serve(w, rq)
+	user, err := r.authenticate(req)
+	if err == nil {
+		user, err = r.impersonate(req.Context(), req, user)
+	}
+	if err == nil {
+		err = r.authorize(req.Context(), authz.AttributesFrom(user, info))
+	}
+	if err != nil {
+		writeStatus(w, req, toStatus(err, nil, ""))
+		return
+	}
+	req = req.WithContext(request.WithUser(request.WithInfo(req.Context(), info), user))
+	if !info.IsResourceRequest {
+		h, ok := r.nonResourceHandler(req.URL.Path)
+		if !ok {
+			writeStatus(w, req, errPathNotFound())
+			return
+		}
+		h(w, req)
+		return
+	}
+	rq, h, err := r.route(req, info)
+	if err != nil {
+		writeStatus(w, req, toStatus(err, nil, ""))
+		return
+	}
+	rq.Request = rq.WithContext(withWarnings(rq.Context(), w.Header()))
+	if err := h(r, w, rq); err != nil {
+		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
+	}
 }
 
-// request is one routed API request.
-type request struct {
+// routed is one routed API request.
+type routed struct {
 	*http.Request
 	res         *Resource
 	namespace   string
 	name        string
 	subresource string
-	watch       bool // legacy /watch/ prefix or ?watch=true
 }
 
-// route parses what follows /api/v1 or /apis/G/V, following
-// kube-apiserver's request-info rules:
-//
-//	[watch/] [namespaces/NS/] RESOURCE [/NAME [/SUBRESOURCE]]
-//
-// where namespaces/NAME/status and namespaces/NAME/finalize address the
-// namespace itself.
-func (r *Registry) route(req *http.Request, group, version string, parts []string) (*request, *StatusError) {
-	rq := &request{Request: req}
-	if parts[0] == "watch" {
-		rq.watch = true
-		parts = parts[1:]
+// addressesNamespace tells namespaces/NAME[/SUB] (the namespace itself,
+// whose name request.Parse also gives as the namespace) from
+// namespaces/NS/RESOURCE…: in the first the namespace's segments are still
+// in Parts.
+func addressesNamespace(info *request.Info) bool {
+	segs := strings.Split(strings.Trim(info.Path, "/"), "/")
+	base := 2 // api/V
+	if info.APIPrefix == "apis" {
+		base = 3 // apis/G/V
 	}
-	if len(parts) >= 3 && parts[0] == "namespaces" && parts[2] != "status" && parts[2] != "finalize" {
-		rq.namespace = parts[1]
-		parts = parts[2:]
+	if len(segs) > base && segs[base] == "watch" {
+		base++
 	}
-	if len(parts) == 0 || len(parts) > 3 {
-		return nil, errPathNotFound()
+	return info.Namespace != "" && len(segs)-base == len(info.Parts)
+}
+
+// route finds the resource and the handler of a resource request: 404
+// when the resource or subresource is not served, 405 when the endpoint
+// has no handler for the verb.
+func (r *Registry) route(req *http.Request, info *request.Info) (*routed, verbHandler, error) {
+	if len(info.Parts) > 3 || info.Resource == "" {
+		return nil, nil, errPathNotFound()
 	}
-	res := r.resource(group, version, parts[0])
+	res := r.resource(info.APIGroup, info.APIVersion, info.Resource)
 	if res == nil {
-		return nil, errPathNotFound()
+		return nil, nil, errPathNotFound()
 	}
-	rq.res = res
+	rq := &routed{Request: req, res: res, namespace: info.Namespace, name: info.Name, subresource: info.Subresource}
+	if len(info.Parts) == 1 {
+		rq.name = "" // a collection: a name from a field selector only filters
+	}
+	if addressesNamespace(info) {
+		// namespaces/NAME[/status|/finalize]: the Info's namespace is
+		// the object itself, as kube's request info has it.
+		rq.namespace = ""
+	}
 	if rq.namespace != "" && !res.Namespaced {
-		return nil, errPathNotFound()
-	}
-	if len(parts) > 1 {
-		rq.name = parts[1]
-		if rq.name == "" {
-			return nil, errPathNotFound()
-		}
-	}
-	if len(parts) > 2 {
-		rq.subresource = parts[2]
-		if !res.hasSubresource(rq.subresource) {
-			return nil, errPathNotFound()
-		}
+		return nil, nil, errPathNotFound()
 	}
 	if res.Namespaced && rq.name != "" && rq.namespace == "" {
-		return nil, errPathNotFound()
+		return nil, nil, errPathNotFound()
 	}
-	q := req.URL.Query()
-	if v := q.Get("watch"); v == "true" || v == "1" {
-		rq.watch = true
+	ep, ok := endpointOf(res, rq.name, rq.subresource)
+	if !ok {
+		return nil, nil, errPathNotFound()
 	}
-	return rq, nil
-}
-
-func (res *Resource) hasSubresource(s string) bool {
-	switch s {
-	case "status":
-		return res.Status
-	case "scale":
-		return res.Scale != nil
+	h := resourceRoutes[ep][info.Verb]
+	if h == nil {
+		return nil, nil, errMethodNotAllowed(req.Method)
 	}
-	_, ok := res.Subresources[s]
-	return ok
-}
-
-// serve dispatches a routed request to its verb.
-func (r *Registry) serve(w http.ResponseWriter, rq *request) {
-	rq.Request = rq.WithContext(withWarnings(rq.Context(), w.Header()))
-	var err error
-	switch m := rq.Method; {
-	case rq.watch:
-		if m != http.MethodGet {
-			err = errMethodNotAllowed(m)
-			break
-		}
-		err = r.serveWatch(w, rq)
-	case rq.subresource != "" && rq.subresource != "status":
-		err = r.serveSubresource(w, rq)
-	case rq.name == "":
-		switch m {
-		case http.MethodGet:
-			err = r.serveList(w, rq)
-		case http.MethodPost:
-			err = r.serveCreate(w, rq)
-		case http.MethodDelete:
-			err = r.serveDeleteCollection(w, rq)
-		default:
-			err = errMethodNotAllowed(m)
-		}
-	default:
-		switch m {
-		case http.MethodGet:
-			err = r.serveGet(w, rq)
-		case http.MethodPut:
-			err = r.serveUpdate(w, rq)
-		case http.MethodPatch:
-			err = r.servePatch(w, rq)
-		case http.MethodDelete:
-			if rq.subresource != "" {
-				err = errMethodNotAllowed(m)
-				break
-			}
-			err = r.serveDelete(w, rq)
-		default:
-			err = errMethodNotAllowed(m)
-		}
-	}
-	if err != nil {
-		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
-	}
+	return rq, h, nil
 }

@@ -63,7 +63,7 @@ func intAt(obj Object, path string) int64 {
 	return 0
 }
 
-func (r *Registry) serveSubresource(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveSubresource(w http.ResponseWriter, rq *routed) error {
 	if rq.subresource != "scale" {
 		return r.serveCustom(w, rq)
 	}
@@ -172,7 +172,7 @@ func replicasString(p *int64) string {
 }
 
 // serveCustom calls a user-defined subresource handler.
-func (r *Registry) serveCustom(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveCustom(w http.ResponseWriter, rq *routed) error {
 	h := rq.res.Subresources[rq.subresource]
 	o, err := r.get(rq.Context(), rq.res, rq.namespace, rq.name, storage.GetOptions{})
 	if err != nil {

@@ -48,7 +48,7 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 // goes out in one Write and one Flush. A watcher that keeps up gets each event as its own chunk; one
 // that falls behind catches up in few large writes instead of a syscall
 // per event.
-func (r *Registry) serveWatch(w http.ResponseWriter, rq *request) error {
+func (r *Registry) serveWatch(w http.ResponseWriter, rq *routed) error {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.Watch)
 	if err != nil {
 		return err

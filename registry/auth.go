@@ -1,0 +1,223 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/kapi-dev/kapi/registry/authz"
+	"github.com/kapi-dev/kapi/registry/request"
+)
+
+// The authentication, impersonation and authorization stages of the
+// request pipeline (EXT-3, EXT-8): every request, whatever its route,
+// passes them in ServeHTTP before its handler runs.
+
+// anonymousUser is who sends a request when no authenticator is set, or
+// when the anonymous authenticator accepts it.
+func anonymousUser() *request.User {
+	return &request.User{Name: request.Anonymous, Groups: []string{request.AllUnauthenticated}}
+}
+
+// authenticate finds who sends req: 401 when its credentials are not
+// valid or no authenticator accepts it.
+func (r *Registry) authenticate(req *http.Request) (*request.User, error) {
+	if r.opts.Authenticator == nil {
+		return anonymousUser(), nil
+	}
+	u, ok, err := r.opts.Authenticator.Authenticate(req)
+	if err != nil || !ok || u == nil {
+		if err != nil {
+			r.log.Debug("unable to authenticate the request", "err", err)
+		}
+		return nil, errUnauthorized()
+	}
+	return u, nil
+}
+
+func errUnauthorized() *StatusError {
+	return newStatus(http.StatusUnauthorized, "Unauthorized", "Unauthorized", nil)
+}
+
+// authorize asks the authorizer whether u may do what a asks: nil, or
+// kube's 403.
+func (r *Registry) authorize(ctx context.Context, a authz.Attributes) error {
+	d, reason, err := r.authorizer.Authorize(ctx, a)
+	if d == authz.Allow {
+		return nil
+	}
+	if err != nil && reason == "" {
+		reason = err.Error()
+	}
+	return errForbidden(a, reason)
+}
+
+// errForbidden is kube's 403 for a denied request (responsewriters.Forbidden):
+//
+//	configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "b"
+//	forbidden: User "alice" cannot get path "/version"
+func errForbidden(a authz.Attributes, reason string) *StatusError {
+	user := ""
+	if a.User != nil {
+		user = a.User.Name
+	}
+	var msg string
+	if !a.ResourceRequest {
+		msg = fmt.Sprintf("User %q cannot %s path %q", user, a.Verb, a.Path)
+	} else {
+		res := a.Resource
+		if a.Subresource != "" {
+			res += "/" + a.Subresource
+		}
+		if a.Namespace != "" {
+			msg = fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", user, a.Verb, res, a.APIGroup, a.Namespace)
+		} else {
+			msg = fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", user, a.Verb, res, a.APIGroup)
+		}
+	}
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return forbidden(a.APIGroup, a.Resource, a.Name, msg)
+}
+
+// forbidden is apimachinery's NewForbidden: the message names the group
+// resource and the object when there are any.
+func forbidden(group, resource, name, msg string) *StatusError {
+	gr := resource
+	if group != "" {
+		gr += "." + group
+	}
+	switch {
+	case gr == "" && name == "":
+		msg = "forbidden: " + msg
+	case name == "":
+		msg = gr + " is forbidden: " + msg
+	default:
+		msg = fmt.Sprintf("%s %q is forbidden: %s", gr, name, msg)
+	}
+	return newStatus(http.StatusForbidden, "Forbidden", msg, &StatusDetails{Name: name, Group: group, Kind: resource})
+}
+
+// The impersonation headers (kube's transport constants).
+const (
+	impersonateUser        = "Impersonate-User"
+	impersonateUID         = "Impersonate-Uid"
+	impersonateGroup       = "Impersonate-Group"
+	impersonateExtraPrefix = "Impersonate-Extra-"
+)
+
+// errImpersonationHeaders marks malformed impersonation headers (400).
+var errImpersonationHeaders = errors.New("registry: malformed impersonation headers")
+
+// impersonate returns the user req acts as: u itself without
+// impersonation headers; otherwise the user the headers name, once u is
+// authorized to impersonate each part of it (the impersonate verb on
+// users, serviceaccounts, groups, uids and userextras/KEY, as kube's
+// impersonation filter asks).
+func (r *Registry) impersonate(ctx context.Context, req *http.Request, u *request.User) (*request.User, error) {
+	h := req.Header
+	name := h.Get(impersonateUser)
+	groups := h.Values(impersonateGroup)
+	uid := h.Get(impersonateUID)
+	var extra map[string][]string
+	for k, vs := range h {
+		if !strings.HasPrefix(k, impersonateExtraPrefix) {
+			continue
+		}
+		key, err := url.PathUnescape(strings.ToLower(k[len(impersonateExtraPrefix):]))
+		if err != nil || key == "" {
+			return nil, errBadRequest("invalid impersonation extra header %q: %v", k, errImpersonationHeaders)
+		}
+		if extra == nil {
+			extra = map[string][]string{}
+		}
+		extra[key] = append(extra[key], vs...)
+	}
+	if name == "" && len(groups) == 0 && uid == "" && extra == nil {
+		return u, nil
+	}
+	if name == "" {
+		return nil, errBadRequest("requested %v without impersonating a user", impersonationHeaderNames(groups, uid, extra))
+	}
+	check := func(a authz.Attributes) error {
+		a.User, a.ResourceRequest, a.Verb = u, true, "impersonate"
+		if d, reason, _ := r.authorizer.Authorize(ctx, a); d != authz.Allow {
+			return errForbidden(a, reason)
+		}
+		return nil
+	}
+	target := &request.User{Name: name, UID: uid, Extra: extra}
+	if ns, sa, ok := serviceAccountName(name); ok {
+		if err := check(authz.Attributes{Resource: "serviceaccounts", Namespace: ns, Name: sa}); err != nil {
+			return nil, err
+		}
+		if len(groups) == 0 { // as kube: a service account's groups come with it
+			target.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
+		}
+	} else if err := check(authz.Attributes{Resource: "users", Name: name}); err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		if err := check(authz.Attributes{Resource: "groups", Name: g}); err != nil {
+			return nil, err
+		}
+		target.Groups = append(target.Groups, g)
+	}
+	if uid != "" {
+		if err := check(authz.Attributes{APIGroup: "authentication.k8s.io", Resource: "uids", Name: uid}); err != nil {
+			return nil, err
+		}
+	}
+	for k, vs := range extra {
+		for _, v := range vs {
+			if err := check(authz.Attributes{APIGroup: "authentication.k8s.io", Resource: "userextras", Subresource: k, Name: v}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// As kube: a user other than anonymous is authenticated, unless the
+	// headers say otherwise.
+	if name != request.Anonymous && !target.InGroup(request.AllAuthenticated) && !target.InGroup(request.AllUnauthenticated) {
+		target.Groups = append(target.Groups, request.AllAuthenticated)
+	}
+	for _, k := range []string{impersonateUser, impersonateUID, impersonateGroup} {
+		h.Del(k)
+	}
+	for k := range h {
+		if strings.HasPrefix(k, impersonateExtraPrefix) {
+			h.Del(k)
+		}
+	}
+	return target, nil
+}
+
+func impersonationHeaderNames(groups []string, uid string, extra map[string][]string) []string {
+	var out []string
+	if len(groups) > 0 {
+		out = append(out, impersonateGroup)
+	}
+	if uid != "" {
+		out = append(out, impersonateUID)
+	}
+	if len(extra) > 0 {
+		out = append(out, impersonateExtraPrefix+"*")
+	}
+	return out
+}
+
+// serviceAccountName splits "system:serviceaccount:NS:NAME".
+func serviceAccountName(user string) (ns, name string, ok bool) {
+	rest, ok := strings.CutPrefix(user, "system:serviceaccount:")
+	if !ok {
+		return "", "", false
+	}
+	ns, name, ok = strings.Cut(rest, ":")
+	if !ok || ns == "" || name == "" || strings.Contains(name, ":") {
+		return "", "", false
+	}
+	return ns, name, true
+}
