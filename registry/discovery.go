@@ -41,7 +41,7 @@ func (res *Resource) discoveryEntry() discovery.Resource {
 	return discovery.Resource{
 		Group: res.Group, Version: res.Version, Kind: res.Kind, Plural: res.Plural, Singular: res.Singular,
 		ShortNames: res.ShortNames, Categories: res.Categories, Namespaced: res.Namespaced,
-		Subresources: res.subresourceNames(),
+		Subresources: res.subresourceNames(), Verbs: res.verbs(),
 	}
 }
 

@@ -12,9 +12,16 @@ func TestDiscovery(t *testing.T) {
 	}
 	apis := s.must(200, "GET", "/apis", nil)
 	groups := apis["groups"].([]any)
-	if apis["kind"] != "APIGroupList" || len(groups) != 1 || str(groups[0].(map[string]any), "name") != "example.com" ||
-		str(groups[0].(map[string]any), "preferredVersion.groupVersion") != "example.com/v1" {
+	// The review groups are always served; example.com is the test's.
+	if apis["kind"] != "APIGroupList" || len(groups) != 3 || str(groups[2].(map[string]any), "name") != "example.com" ||
+		str(groups[2].(map[string]any), "preferredVersion.groupVersion") != "example.com/v1" {
 		t.Errorf("/apis: got %v", apis)
+	}
+	reviews := s.must(200, "GET", "/apis/authorization.k8s.io/v1", nil)
+	for _, r := range reviews["resources"].([]any) {
+		if m := r.(map[string]any); len(m["verbs"].([]any)) != 1 || m["verbs"].([]any)[0] != "create" {
+			t.Errorf("/apis/authorization.k8s.io/v1: %v; want create as its only verb", m)
+		}
 	}
 	g := s.must(200, "GET", "/apis/example.com", nil)
 	if g["kind"] != "APIGroup" || g["name"] != "example.com" {
@@ -58,10 +65,10 @@ func TestAggregatedDiscovery(t *testing.T) {
 	}
 	m := r.obj(t)
 	items := m["items"].([]any)
-	if m["kind"] != "APIGroupDiscoveryList" || len(items) != 1 {
+	if m["kind"] != "APIGroupDiscoveryList" || len(items) != 3 {
 		t.Fatalf("got %v", m)
 	}
-	g := items[0].(map[string]any)
+	g := items[2].(map[string]any)
 	res := path(g, "versions").([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)
 	if str(g, "metadata.name") != "example.com" || res["resource"] != "widgets" || res["scope"] != "Namespaced" || str(res, "responseKind.kind") != "Widget" {
 		t.Errorf("group: got %v", g)

@@ -134,8 +134,10 @@ func New(opts Options) (*Registry, error) {
 		r.authorizer = authz.AlwaysAllow
 	}
 	r.ns = namespaceResource()
-	if err := r.Register(r.ns); err != nil {
-		return nil, err
+	for _, res := range append([]*Resource{r.ns}, r.reviewResources()...) {
+		if err := r.Register(res); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.ensureDefaultNamespace(); err != nil {
 		return nil, err

@@ -33,6 +33,12 @@ type Resource struct {
 	Scale *Scale
 	// Subresources are user-defined subresource handlers, by name.
 	Subresources map[string]SubresourceHandler
+	// Review, when set, makes the resource a review, as kube's
+	// SelfSubjectAccessReview and TokenReview are: nothing is stored, and
+	// create is its only verb. A POST's body is decoded as any create's,
+	// Review computes the answer (usually the object with its status
+	// filled), which is sent back with 201.
+	Review func(ctx context.Context, obj Object) (Object, error)
 
 	// SelectableFields are extra field-selector paths, e.g. "spec.color".
 	// metadata.name and metadata.namespace are always selectable.

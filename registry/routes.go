@@ -23,6 +23,7 @@ const (
 	statusSub                  // RESOURCE/NAME/status
 	scaleSub                   // RESOURCE/NAME/scale
 	customSub                  // RESOURCE/NAME/SUB, a Resource.Subresources handler
+	reviews                    // RESOURCE of a Resource.Review
 )
 
 // verbHandler serves a routed resource request.
@@ -54,6 +55,9 @@ var resourceRoutes = [...]map[string]verbHandler{
 		"update": (*Registry).serveSubresource,
 		"patch":  (*Registry).serveSubresource,
 	},
+	reviews: {
+		"create": (*Registry).serveReview,
+	},
 	customSub: {
 		"get":    (*Registry).serveCustom,
 		"create": (*Registry).serveCustom,
@@ -74,6 +78,8 @@ var verbMethods = map[string]string{
 // res has no such subresource.
 func endpointOf(res *Resource, name, sub string) (endpoint, bool) {
 	switch {
+	case res.Review != nil:
+		return reviews, name == ""
 	case name == "":
 		return collection, true
 	case sub == "":
@@ -172,6 +178,9 @@ func (res *Resource) routes() []route {
 		ns = "ns1"
 	}
 	subs := map[endpoint][]string{collection: {""}, item: {""}}
+	if res.Review != nil {
+		subs = map[endpoint][]string{reviews: {""}}
+	}
 	if res.Status {
 		subs[statusSub] = []string{"status"}
 	}
@@ -202,7 +211,7 @@ func (res *Resource) routes() []route {
 					path += "/namespaces/" + ns
 				}
 				path += "/" + res.Plural
-				if ep != collection {
+				if ep != collection && ep != reviews {
 					info.Name = "obj1"
 					path += "/obj1"
 					if res.Plural == "namespaces" { // namespaces/NAME: kube's request info names the namespace too

@@ -73,46 +73,102 @@ func (f Func) Authorize(ctx context.Context, a Attributes) (Decision, string, er
 }
 
 // AlwaysAllow allows every request (kube's --authorization-mode=AlwaysAllow).
-var AlwaysAllow Authorizer = Func(func(context.Context, Attributes) (Decision, string, error) {
+var AlwaysAllow Authorizer = alwaysAllow{}
+
+type alwaysAllow struct{}
+
+func (alwaysAllow) Authorize(context.Context, Attributes) (Decision, string, error) {
 	return Allow, "", nil
-})
+}
+
+// RulesFor is everything, as kube's AlwaysAllow lists it.
+func (alwaysAllow) RulesFor(context.Context, *request.User, string) Rules { return everything() }
+
+func everything() Rules {
+	return Rules{
+		Resource:    []ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
+		NonResource: []NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+	}
+}
 
 // Privileged allows every request from a member of one of groups (kube
 // allows system:masters this way, before any other authorizer).
-func Privileged(groups ...string) Authorizer {
-	return Func(func(_ context.Context, a Attributes) (Decision, string, error) {
-		if a.User != nil {
-			for _, g := range groups {
-				if a.User.InGroup(g) {
-					return Allow, "", nil
-				}
+func Privileged(groups ...string) Authorizer { return privileged(groups) }
+
+type privileged []string
+
+func (p privileged) member(u *request.User) bool {
+	if u != nil {
+		for _, g := range p {
+			if u.InGroup(g) {
+				return true
 			}
 		}
-		return NoOpinion, "", nil
-	})
+	}
+	return false
+}
+
+func (p privileged) Authorize(_ context.Context, a Attributes) (Decision, string, error) {
+	if p.member(a.User) {
+		return Allow, "", nil
+	}
+	return NoOpinion, "", nil
+}
+
+// RulesFor is everything for a member, nothing for anyone else.
+func (p privileged) RulesFor(_ context.Context, u *request.User, _ string) Rules {
+	if p.member(u) {
+		return everything()
+	}
+	return Rules{}
 }
 
 // Union asks each authorizer in turn; the first Allow or Deny decides.
 // Otherwise the answer is NoOpinion with the members' reasons and errors
-// joined.
-func Union(authorizers ...Authorizer) Authorizer {
-	return Func(func(ctx context.Context, a Attributes) (Decision, string, error) {
-		var reasons []string
-		var errs []error
-		for _, z := range authorizers {
-			d, reason, err := z.Authorize(ctx, a)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			if d != NoOpinion {
-				return d, reason, nil
-			}
-			if reason != "" {
-				reasons = append(reasons, reason)
-			}
+// joined. A union is a RuleResolver: the rules of its members that are
+// (incomplete when one is not).
+func Union(authorizers ...Authorizer) Authorizer { return union(authorizers) }
+
+type union []Authorizer
+
+func (z union) Authorize(ctx context.Context, a Attributes) (Decision, string, error) {
+	var reasons []string
+	var errs []error
+	for _, m := range z {
+		d, reason, err := m.Authorize(ctx, a)
+		if err != nil {
+			errs = append(errs, err)
 		}
-		return NoOpinion, strings.Join(reasons, "\n"), joinErrors(errs)
-	})
+		if d != NoOpinion {
+			return d, reason, nil
+		}
+		if reason != "" {
+			reasons = append(reasons, reason)
+		}
+	}
+	return NoOpinion, strings.Join(reasons, "\n"), joinErrors(errs)
+}
+
+// RulesFor joins the members' rules, as kube's union does.
+func (z union) RulesFor(ctx context.Context, u *request.User, namespace string) Rules {
+	var out Rules
+	var errs []string
+	for _, m := range z {
+		rr, ok := m.(RuleResolver)
+		if !ok {
+			out.Incomplete = true
+			continue
+		}
+		r := rr.RulesFor(ctx, u, namespace)
+		out.Resource = append(out.Resource, r.Resource...)
+		out.NonResource = append(out.NonResource, r.NonResource...)
+		out.Incomplete = out.Incomplete || r.Incomplete
+		if r.Err != "" {
+			errs = append(errs, r.Err)
+		}
+	}
+	out.Err = strings.Join(errs, ", ")
+	return out
 }
 
 func joinErrors(errs []error) error {

@@ -8,6 +8,16 @@ type Resource struct {
 	// Subresources are its subresources' names: status, scale, then the
 	// custom ones in name order.
 	Subresources []string
+	// Verbs are the verbs it serves; nil means every verb of a stored
+	// resource.
+	Verbs []string
+}
+
+func (r Resource) verbs() []string {
+	if r.Verbs != nil {
+		return r.Verbs
+	}
+	return objectVerbs
 }
 
 // Version is one version of a group and its resources.
@@ -82,7 +92,7 @@ func ResourceList(group string, v Version) map[string]any {
 	for _, res := range v.Resources {
 		resources = append(resources, apiResource{
 			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
-			Verbs: objectVerbs, ShortNames: res.ShortNames, Categories: res.Categories,
+			Verbs: res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
 		})
 		for _, sub := range res.Subresources {
 			ar := apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced, Kind: res.Kind, Verbs: subresourceVerbs}
@@ -156,7 +166,7 @@ func Aggregated(groups []Group) List {
 				dr := discoveryResource{
 					Resource: res.Plural, Scope: scope, SingularResource: res.Singular,
 					ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind},
-					Verbs:        objectVerbs, ShortNames: res.ShortNames, Categories: res.Categories,
+					Verbs:        res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
 				}
 				for _, sub := range res.Subresources {
 					ds := discoverySubresource{Subresource: sub, Verbs: subresourceVerbs,

@@ -1,0 +1,281 @@
+package registry
+
+import (
+	"context"
+	"net/http"
+	"sort"
+
+	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/authz"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/registry/request"
+)
+
+// The review resources (EXT-8, EXT-11): questions to the server that are
+// answered, not stored. SelfSubjectAccessReview and SelfSubjectRulesReview
+// make kubectl auth can-i [--list] work, SelfSubjectReview kubectl auth
+// whoami; SubjectAccessReview, LocalSubjectAccessReview and TokenReview
+// let webhooks and aggregated API servers delegate authorization and
+// authentication to kapi.
+
+// verbs are what discovery lists for res.
+func (res *Resource) verbs() []string {
+	if res.Review != nil {
+		return []string{"create"}
+	}
+	return nil
+}
+
+// serveReview answers a POST to a review resource with the review's
+// result (201, as kube).
+func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
+	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
+	if err != nil {
+		return err
+	}
+	o, err := writeOpts(rq.Request, rq.URL.Query(), "CreateOptions")
+	if err != nil {
+		return err
+	}
+	obj, err := r.readObject(rq.Request, rq.res, &o)
+	if err != nil {
+		return err
+	}
+	if err := checkTypeMeta(rq.res, obj); err != nil {
+		return err
+	}
+	if err := checkNamespace(rq.res, obj, rq.namespace); err != nil {
+		return err
+	}
+	out, err := rq.res.Review(rq.Context(), obj)
+	if err != nil {
+		return err
+	}
+	tm := protobuf.TypeMeta{APIVersion: rq.res.GroupVersion(), Kind: rq.res.Kind}
+	b, err := encodeValue(t.Format, tm, rq.res.Protobuf, map[string]any(out))
+	if err != nil {
+		return errInternal(err)
+	}
+	writeBody(w, rq.Request, http.StatusCreated, t.Format, b)
+	return nil
+}
+
+// reviewResources are the review resources of r.
+func (r *Registry) reviewResources() []*Resource {
+	authorization := func(kind, plural string, namespaced bool, review func(context.Context, Object) (Object, error)) *Resource {
+		return &Resource{Group: "authorization.k8s.io", Version: "v1", Kind: kind, Plural: plural, Namespaced: namespaced, Review: review}
+	}
+	authentication := func(kind, plural string, review func(context.Context, Object) (Object, error)) *Resource {
+		return &Resource{Group: "authentication.k8s.io", Version: "v1", Kind: kind, Plural: plural, Review: review}
+	}
+	return []*Resource{
+		authorization("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, r.selfSubjectAccessReview),
+		authorization("SelfSubjectRulesReview", "selfsubjectrulesreviews", false, r.selfSubjectRulesReview),
+		authorization("SubjectAccessReview", "subjectaccessreviews", false, r.subjectAccessReview),
+		authorization("LocalSubjectAccessReview", "localsubjectaccessreviews", true, r.localSubjectAccessReview),
+		authentication("SelfSubjectReview", "selfsubjectreviews", r.selfSubjectReview),
+		authentication("TokenReview", "tokenreviews", r.tokenReview),
+	}
+}
+
+// requestUser is who sends the request in ctx.
+func requestUser(ctx context.Context) *request.User {
+	if u, ok := request.UserFrom(ctx); ok {
+		return u
+	}
+	return anonymousUser()
+}
+
+func (r *Registry) selfSubjectAccessReview(ctx context.Context, obj Object) (Object, error) {
+	return r.accessReview(ctx, obj, requestUser(ctx), "SelfSubjectAccessReview", "")
+}
+
+func (r *Registry) localSubjectAccessReview(ctx context.Context, obj Object) (Object, error) {
+	u, err := specUser(obj, "LocalSubjectAccessReview")
+	if err != nil {
+		return nil, err
+	}
+	return r.accessReview(ctx, obj, u, "LocalSubjectAccessReview", obj.Namespace())
+}
+
+func (r *Registry) subjectAccessReview(ctx context.Context, obj Object) (Object, error) {
+	u, err := specUser(obj, "SubjectAccessReview")
+	if err != nil {
+		return nil, err
+	}
+	return r.accessReview(ctx, obj, u, "SubjectAccessReview", "")
+}
+
+// specUser is the user a SubjectAccessReview asks about.
+func specUser(obj Object, kind string) (*request.User, error) {
+	spec, _ := obj["spec"].(map[string]any)
+	u := &request.User{Name: str(spec["user"]), UID: str(spec["uid"]), Groups: strs(spec["groups"])}
+	if extra, ok := spec["extra"].(map[string]any); ok {
+		u.Extra = map[string][]string{}
+		for k, v := range extra {
+			u.Extra[k] = strs(v)
+		}
+	}
+	if u.Name == "" && len(u.Groups) == 0 {
+		return nil, reviewInvalid(kind, "spec.user", "FieldValueRequired", "Required value: at least one of user or group must be specified")
+	}
+	return u, nil
+}
+
+// accessReview answers whether u may do what obj's spec asks, in
+// namespace ns when it is a LocalSubjectAccessReview.
+func (r *Registry) accessReview(ctx context.Context, obj Object, u *request.User, kind, ns string) (Object, error) {
+	spec, _ := obj["spec"].(map[string]any)
+	ra, isResource := spec["resourceAttributes"].(map[string]any)
+	nra, isNonResource := spec["nonResourceAttributes"].(map[string]any)
+	if isResource == isNonResource {
+		return nil, reviewInvalid(kind, "spec.resourceAttributes", "FieldValueInvalid", "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified")
+	}
+	a := authz.Attributes{User: u}
+	if isResource {
+		a.ResourceRequest = true
+		a.Verb, a.APIGroup, a.APIVersion = str(ra["verb"]), str(ra["group"]), str(ra["version"])
+		a.Resource, a.Subresource = str(ra["resource"]), str(ra["subresource"])
+		a.Namespace, a.Name = str(ra["namespace"]), str(ra["name"])
+		if ns != "" && a.Namespace != ns {
+			return nil, errBadRequest("spec.resourceAttributes.namespace must match namespace: %s", ns)
+		}
+	} else {
+		a.Verb, a.Path = str(nra["verb"]), str(nra["path"])
+	}
+	d, reason, err := r.authorizer.Authorize(ctx, a)
+	status := map[string]any{"allowed": d == authz.Allow}
+	if d == authz.Deny {
+		status["denied"] = true
+	}
+	if reason != "" {
+		status["reason"] = reason
+	}
+	if err != nil {
+		status["evaluationError"] = err.Error()
+	}
+	obj["status"] = status
+	return obj, nil
+}
+
+func (r *Registry) selfSubjectRulesReview(ctx context.Context, obj Object) (Object, error) {
+	spec, _ := obj["spec"].(map[string]any)
+	ns := str(spec["namespace"])
+	rules := authz.Rules{Incomplete: true}
+	if rr, ok := r.authorizer.(authz.RuleResolver); ok {
+		rules = rr.RulesFor(ctx, requestUser(ctx), ns)
+	}
+	resource := make([]any, 0, len(rules.Resource))
+	for _, rule := range rules.Resource {
+		m := map[string]any{"verbs": anyStrings(rule.Verbs)}
+		setStrings(m, "apiGroups", rule.APIGroups)
+		setStrings(m, "resources", rule.Resources)
+		setStrings(m, "resourceNames", rule.ResourceNames)
+		resource = append(resource, m)
+	}
+	nonResource := make([]any, 0, len(rules.NonResource))
+	for _, rule := range rules.NonResource {
+		m := map[string]any{"verbs": anyStrings(rule.Verbs)}
+		setStrings(m, "nonResourceURLs", rule.NonResourceURLs)
+		nonResource = append(nonResource, m)
+	}
+	status := map[string]any{"resourceRules": resource, "nonResourceRules": nonResource, "incomplete": rules.Incomplete}
+	if rules.Err != "" {
+		status["evaluationError"] = rules.Err
+	}
+	obj["status"] = status
+	return obj, nil
+}
+
+func (r *Registry) selfSubjectReview(ctx context.Context, obj Object) (Object, error) {
+	obj["status"] = map[string]any{"userInfo": userInfo(requestUser(ctx))}
+	return obj, nil
+}
+
+// tokenReview authenticates spec.token as a request bearing it would be,
+// as kube's TokenReview does.
+func (r *Registry) tokenReview(ctx context.Context, obj Object) (Object, error) {
+	spec, _ := obj["spec"].(map[string]any)
+	token := str(spec["token"])
+	if token == "" {
+		return nil, errBadRequest("token is required for TokenReview in authentication")
+	}
+	status := map[string]any{"user": map[string]any{}}
+	if r.opts.Authenticator != nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		u, ok, err := r.opts.Authenticator.Authenticate(req)
+		switch {
+		case err != nil:
+			status["error"] = err.Error()
+		case ok && u != nil && u.Name != request.Anonymous:
+			status["authenticated"] = true
+			status["user"] = userInfo(u)
+			if aud := strs(spec["audiences"]); len(aud) > 0 {
+				status["audiences"] = anyStrings(aud)
+			}
+		}
+	}
+	obj["status"] = status
+	return obj, nil
+}
+
+// userInfo is authentication/v1 UserInfo.
+func userInfo(u *request.User) map[string]any {
+	m := map[string]any{"username": u.Name}
+	if u.UID != "" {
+		m["uid"] = u.UID
+	}
+	setStrings(m, "groups", u.Groups)
+	if len(u.Extra) > 0 {
+		keys := make([]string, 0, len(u.Extra))
+		for k := range u.Extra {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		extra := map[string]any{}
+		for _, k := range keys {
+			extra[k] = anyStrings(u.Extra[k])
+		}
+		m["extra"] = extra
+	}
+	return m
+}
+
+func anyStrings(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func setStrings(m map[string]any, key string, s []string) {
+	if len(s) > 0 {
+		m[key] = anyStrings(s)
+	}
+}
+
+// reviewInvalid is kube's 422 for a review whose spec is not valid.
+func reviewInvalid(kind, field, cause, msg string) *StatusError {
+	return newStatus(http.StatusUnprocessableEntity, "Invalid", kind+`.authorization.k8s.io "" is invalid: `+field+`: `+msg,
+		&StatusDetails{Group: "authorization.k8s.io", Kind: kind, Causes: []StatusCause{{Type: cause, Message: msg, Field: field}}})
+}
+
+// str is v when it is a string, "" otherwise.
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// strs are the strings of a JSON list (other items are skipped).
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
