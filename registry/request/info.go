@@ -42,11 +42,12 @@ var ErrNoResource = errors.New("request: unable to determine kind and namespace 
 // the core group's, and "apis"):
 //   - a path with fewer than three segments, or four under /apis, is a
 //     non-resource request;
-//   - "watch" after the version makes the verb watch (the legacy prefix);
+//   - "watch" (or "proxy") after the version makes the verb watch (the
+//     legacy prefix);
 //   - namespaces/NS/… sets the namespace, except namespaces/NS/status and
 //     namespaces/NS/finalize, which address the namespace itself;
-//   - a GET on a collection is list, or watch with ?watch=true (or 1), and
-//     a collection's fieldSelector metadata.name=X names X;
+//   - a GET on a collection is list, or watch with ?watch set to anything
+//     but false or 0, and its fieldSelector metadata.name=X names X;
 //   - a DELETE on a collection is deletecollection.
 func Parse(method string, u *url.URL) (*Info, error) {
 	info := &Info{Path: u.Path, Verb: strings.ToLower(method)}
@@ -63,11 +64,11 @@ func Parse(method string, u *url.URL) (*Info, error) {
 	}
 	info.IsResourceRequest = true
 	info.APIVersion, parts = parts[0], parts[1:]
-	if parts[0] == "watch" {
+	if parts[0] == "watch" || parts[0] == "proxy" {
 		if len(parts) < 2 {
 			return info, ErrNoResource
 		}
-		info.Verb, parts = "watch", parts[1:]
+		info.Verb, parts = parts[0], parts[1:]
 	} else {
 		info.Verb = methodVerb(method)
 	}
@@ -79,10 +80,10 @@ func Parse(method string, u *url.URL) (*Info, error) {
 	}
 	info.Parts = parts
 	switch {
-	case len(parts) >= 3:
+	case len(parts) >= 3 && info.Verb != "proxy":
 		info.Subresource = parts[2]
 		fallthrough
-	case len(parts) == 2:
+	case len(parts) >= 2:
 		info.Name = parts[1]
 		fallthrough
 	default:
@@ -91,14 +92,10 @@ func Parse(method string, u *url.URL) (*Info, error) {
 	if info.Name == "" && info.Verb == "get" {
 		q := u.Query()
 		info.Verb = "list"
-		if isTrue(q.Get("watch")) {
+		if w, ok := q["watch"]; ok && !isFalse(w[0]) {
 			info.Verb = "watch"
 		}
 		if name, ok := exactName(q.Get("fieldSelector")); ok {
-			info.Name = name
-		}
-	} else if info.Name == "" && info.Verb == "watch" {
-		if name, ok := exactName(u.Query().Get("fieldSelector")); ok {
 			info.Name = name
 		}
 	}
@@ -125,21 +122,25 @@ func methodVerb(method string) string {
 	return ""
 }
 
-func isTrue(s string) bool {
-	return s == "true" || s == "1" || s == "True" || s == "TRUE" || s == "t" || s == "T"
-}
+// isFalse is kube's reading of a boolean query parameter: anything but
+// "false" and "0" (in any case) is true, even an empty value.
+func isFalse(s string) bool { s = strings.ToLower(s); return s == "false" || s == "0" }
 
-// exactName is the name a field selector pins with metadata.name=X (or
-// ==X) and nothing else that could widen it, as kube's RequiresExactMatch:
-// any other requirement may stand beside it. X must be a valid path
-// segment.
+// exactName is the name a field selector pins with its first
+// metadata.name=X (or ==X) term, as kube's RequiresExactMatch (other terms
+// may stand beside it); none when the selector does not parse or X is not
+// a valid path segment.
 func exactName(sel string) (string, bool) {
 	if sel == "" {
 		return "", false
 	}
+	name, found := "", false
 	for _, term := range strings.Split(sel, ",") {
 		k, v, ok := strings.Cut(term, "=")
-		if !ok || strings.HasSuffix(k, "!") {
+		if !ok || strings.TrimSpace(k) == "" {
+			return "", false // kube's selector parse fails: no name
+		}
+		if strings.HasSuffix(k, "!") {
 			continue
 		}
 		v = strings.TrimPrefix(v, "=")
@@ -147,12 +148,14 @@ func exactName(sel string) (string, bool) {
 			continue
 		}
 		v = strings.TrimSpace(v)
-		if v == "" || v == "." || v == ".." || strings.ContainsAny(v, "/%") {
-			return "", false
+		if !found {
+			name, found = v, true
 		}
-		return v, true
 	}
-	return "", false
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/%\\") {
+		return "", false
+	}
+	return name, found
 }
 
 // splitPath is the path's segments without the leading and trailing
