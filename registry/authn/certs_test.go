@@ -96,3 +96,5 @@ func tlsRequest(chain ...*testCert) *http.Request {
 	}
 	return req
 }
+
+func bigInt(n int64) *big.Int { return big.NewInt(n) }
