@@ -26,14 +26,14 @@ func BearerToken(t TokenAuthenticator) Authenticator {
 			return nil, false, nil
 		}
 		u, ok, err := t.AuthenticateToken(req.Context(), token)
-		if ok {
-			req.Header.Del("Authorization")
-			return u, true, nil
+		if err != nil {
+			return nil, false, err
 		}
-		if err == nil {
-			err = ErrInvalidBearerToken
+		if !ok {
+			return nil, false, ErrInvalidBearerToken
 		}
-		return nil, false, err
+		req.Header.Del("Authorization")
+		return u, true, nil
 	})
 }
 

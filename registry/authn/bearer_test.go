@@ -20,6 +20,9 @@ func TestBearerToken(t *testing.T) {
 		"a:b=c": {Name: "bob"},
 	})
 	failing := TokenFunc(func(context.Context, string) (*request.User, bool, error) { return nil, false, boom })
+	okAndError := TokenFunc(func(context.Context, string) (*request.User, bool, error) {
+		return &request.User{Name: "x"}, true, boom
+	})
 	tests := []struct {
 		name    string
 		auth    TokenAuthenticator
@@ -44,6 +47,9 @@ func TestBearerToken(t *testing.T) {
 		{name: "scheme and space", auth: tokens, headers: []string{"Bearer "}, kept: true},
 		{name: "two spaces", auth: tokens, headers: []string{"Bearer  abc"}, kept: true},
 		{name: "tab separator", auth: tokens, headers: []string{"Bearer\tabc"}, kept: true},
+		{name: "scheme with colon", auth: tokens, headers: []string{"Bearer: abc"}, kept: true},
+		{name: "bear", auth: tokens, headers: []string{"bear abc"}, kept: true},
+		{name: "ok with an error", auth: okAndError, headers: []string{"Bearer abc"}, wantErr: boom, kept: true},
 		{name: "bearer prefix word", auth: tokens, headers: []string{"Bearerabc"}, kept: true},
 	}
 	for _, tt := range tests {

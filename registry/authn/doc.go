@@ -6,6 +6,8 @@
 //
 //	BearerToken(t)       the token of "Authorization: Bearer <token>", looked up by a
 //	                     TokenAuthenticator (the one a TokenReview asks, too)
+//	WebSocketProtocol(t) the token of a WebSocket subprotocol
+//	                     "base64url.bearer.authorization.k8s.io.<token>" (browsers)
 //	Tokens               static tokens: kube's --token-auth-file (ParseTokenFile,
 //	                     LoadTokenFile) or a Go map (NewTokens)
 //	ClientCert(opts)     the TLS client certificate: CN the user, O the groups
@@ -20,7 +22,8 @@
 // AnonymousFallback (anonymous only for a request with no credentials).
 // New assembles kube-apiserver's chain from Options:
 //
-//	AnonymousFallback(WithAuthenticatedGroup(Union(request header, client cert, bearer token, ...)))
+//	AnonymousFallback(WithAuthenticatedGroup(Union(
+//		RequestHeader, ClientCert, BearerToken, WebSocketProtocol, Options.Authenticators...)))
 //
 // An authenticator answers ok=false for a request with no credentials it
 // reads, and an error for credentials it reads but refuses; the error

@@ -119,8 +119,9 @@ type Options struct {
 	RequestHeader *RequestHeaderOptions
 	// ClientCert authenticates requests by their client certificate.
 	ClientCert *ClientCertOptions
-	// Tokens authenticates bearer tokens (Tokens, or UnionTokens of
-	// several).
+	// Tokens authenticates bearer tokens, of the Authorization header
+	// (BearerToken) or of a WebSocket subprotocol (WebSocketProtocol):
+	// Tokens, or UnionTokens of several.
 	Tokens TokenAuthenticator
 	// Authenticators are the program's own, tried after the above.
 	Authenticators []Authenticator
@@ -131,7 +132,8 @@ type Options struct {
 
 // New returns kube-apiserver's authentication chain of opts:
 //
-//	AnonymousFallback(WithAuthenticatedGroup(Union(request header, client cert, bearer token, others...)))
+//	AnonymousFallback(WithAuthenticatedGroup(Union(
+//		RequestHeader, ClientCert, BearerToken, WebSocketProtocol, Authenticators...)))
 //
 // The first authenticator that accepts a request wins, and its user is
 // also in system:authenticated. When none does, any error one returned
@@ -155,7 +157,7 @@ func New(opts Options) (Authenticator, error) {
 		auths = append(auths, a)
 	}
 	if opts.Tokens != nil {
-		auths = append(auths, BearerToken(opts.Tokens))
+		auths = append(auths, BearerToken(opts.Tokens), WebSocketProtocol(opts.Tokens))
 	}
 	auths = append(auths, opts.Authenticators...)
 	if len(auths) == 0 {

@@ -218,6 +218,8 @@ func TestNew(t *testing.T) {
 			want: &request.User{Name: "alice", Groups: []string{"dev", "system:authenticated"}}},
 		{name: "bearer token", opts: base, headers: map[string]string{"Authorization": "Bearer tok"},
 			want: &request.User{Name: "bob", Groups: []string{"ops", "system:authenticated"}}},
+		{name: "websocket token", opts: base, headers: map[string]string{"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Protocol": bearerProtocolPrefix + "dG9r, x"},
+			want: &request.User{Name: "bob", Groups: []string{"ops", "system:authenticated"}}},
 		{name: "program's own", opts: base, headers: map[string]string{"X-Own": "1"},
 			want: &request.User{Name: "own", Groups: []string{"system:authenticated"}}},
 		{name: "nothing", opts: base},
