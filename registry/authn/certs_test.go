@@ -25,11 +25,12 @@ var serial atomic.Int64
 
 // certSpec describes a certificate for newCert.
 type certSpec struct {
-	subject  pkix.Name
-	ca       bool               // a CA that may sign others
-	usages   []x509.ExtKeyUsage // nil: client auth
-	notAfter time.Time          // zero: in a day
-	parent   *testCert          // nil: self-signed
+	subject   pkix.Name
+	ca        bool               // a CA that may sign others
+	usages    []x509.ExtKeyUsage // nil: client auth
+	notBefore time.Time          // zero: an hour ago
+	notAfter  time.Time          // zero: in a day
+	parent    *testCert          // nil: self-signed
 }
 
 // newCert makes a certificate (ECDSA P-256) as spec says.
@@ -42,10 +43,13 @@ func newCert(t testing.TB, spec certSpec) *testCert {
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(serial.Add(1)),
 		Subject:      spec.subject,
-		NotBefore:    time.Now().Add(-time.Hour),
+		NotBefore:    spec.notBefore,
 		NotAfter:     spec.notAfter,
 		ExtKeyUsage:  spec.usages,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
+	}
+	if tmpl.NotBefore.IsZero() {
+		tmpl.NotBefore = time.Now().Add(-time.Hour)
 	}
 	if tmpl.NotAfter.IsZero() {
 		tmpl.NotAfter = time.Now().Add(24 * time.Hour)

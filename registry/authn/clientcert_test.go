@@ -25,6 +25,10 @@ func TestClientCert(t *testing.T) {
 	viaInter := newCert(t, certSpec{subject: pkix.Name{CommonName: "bob"}, parent: inter})
 	foreign := newCert(t, certSpec{subject: pkix.Name{CommonName: "eve"}, parent: other})
 	expired := newCert(t, certSpec{subject: pkix.Name{CommonName: "old"}, parent: ca, notAfter: time.Now().Add(-time.Minute)})
+	future := newCert(t, certSpec{subject: pkix.Name{CommonName: "new"}, parent: ca, notBefore: time.Now().Add(time.Hour)})
+	selfSigned := newCert(t, certSpec{subject: pkix.Name{CommonName: "self"}})
+	expiredInter := newCert(t, certSpec{subject: pkix.Name{CommonName: "old-intermediate"}, ca: true, parent: ca, notAfter: time.Now().Add(-time.Minute)})
+	viaExpired := newCert(t, certSpec{subject: pkix.Name{CommonName: "frank"}, parent: expiredInter})
 	serverOnly := newCert(t, certSpec{subject: pkix.Name{CommonName: "server"}, parent: ca, usages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 	noCN := newCert(t, certSpec{subject: pkix.Name{Organization: []string{"dev"}}, parent: ca})
 	withUID := newCert(t, certSpec{subject: pkix.Name{CommonName: "carol", ExtraNames: []pkix.AttributeTypeAndValue{{Type: uidOID, Value: "uid-7"}}}, parent: ca})
@@ -56,6 +60,9 @@ func TestClientCert(t *testing.T) {
 		{name: "another CA", req: tlsRequest(foreign), errAs: &unknownAuthority, errText: "authn: verifying certificate SN="},
 		{name: "another CA as intermediate", req: tlsRequest(foreign, other), errAs: &unknownAuthority},
 		{name: "expired", req: tlsRequest(expired), errAs: &invalid, errText: "certificate has expired"},
+		{name: "not yet valid", req: tlsRequest(future), errAs: &invalid, errText: "certificate has expired or is not yet valid"},
+		{name: "self-signed", req: tlsRequest(selfSigned), errAs: &unknownAuthority},
+		{name: "expired intermediate", req: tlsRequest(viaExpired, expiredInter), errAs: &invalid},
 		{name: "not for client auth", req: tlsRequest(serverOnly), errAs: &invalid, errText: "incompatible key usage"},
 		{name: "empty common name", req: tlsRequest(noCN)},
 		{name: "UID attribute", req: tlsRequest(withUID), want: &request.User{Name: "carol", UID: "uid-7", Extra: credID(withUID)}},

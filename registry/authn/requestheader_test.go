@@ -27,6 +27,12 @@ func TestRequestHeader(t *testing.T) {
 		GroupHeaders:        []string{"X-Group", "X-Remote-Group"},
 		ExtraHeaderPrefixes: []string{"X-Extra-", "x-remote-extra-"},
 	}
+	twoPrefixes := RequestHeaderOptions{
+		ClientCA:            pool(proxyCA),
+		UIDHeaders:          []string{"X-Remote-UID"},
+		GroupHeaders:        []string{"X-Remote-Group-1", "X-Remote-Group-2"},
+		ExtraHeaderPrefixes: []string{"X-Remote-Extra-1-", "X-Remote-Extra-2-"},
+	}
 	var unknownAuthority x509.UnknownAuthorityError
 	tests := []struct {
 		name    string
@@ -100,6 +106,49 @@ func TestRequestHeader(t *testing.T) {
 			},
 			want: &request.User{Name: "bob", UID: "u1", Groups: []string{"g1", "g2"}, Extra: map[string][]string{"k": {"v1", "v2"}}},
 			left: []string{"X-Other"},
+		},
+		{
+			// kube's cases: raw (not canonical) header names, two prefixes.
+			name: "extra prefixes in turn", opts: twoPrefixes, chain: []*testCert{proxy},
+			headers: http.Header{
+				"X-Group-Remote":        {"snorlax"},
+				"X-Remote-User":         {"Bob"},
+				"X-Remote-Uid":          {"2ca80fb0"},
+				"X-Remote-Group-1":      {"one-a", "one-b"},
+				"X-Remote-Group-2":      {"two-a", "two-b"},
+				"X-Remote-extra-1-key1": {"alfa", "bravo"},
+				"X-Remote-Extra-1-Key2": {"charlie", "delta"},
+				"X-Remote-Extra-1-":     {"india", "juliet"},
+				"X-Remote-extra-2-":     {"kilo", "lima"},
+				"X-Remote-extra-2-Key1": {"echo", "foxtrot"},
+				"X-Remote-Extra-2-key2": {"golf", "hotel"},
+			},
+			want: &request.User{Name: "Bob", UID: "2ca80fb0", Groups: []string{"one-a", "one-b", "two-a", "two-b"}, Extra: map[string][]string{
+				"key1": {"alfa", "bravo", "echo", "foxtrot"},
+				"key2": {"charlie", "delta", "golf", "hotel"},
+				"":     {"india", "juliet", "kilo", "lima"},
+			}},
+			left: []string{"X-Group-Remote"},
+		},
+		{
+			name: "escaped extra keys", opts: defaults, chain: []*testCert{proxy},
+			headers: http.Header{
+				"X-Remote-User":                                            {"Bob"},
+				"X-Remote-Extra-Alph4num3r1c":                              {"alphanumeric"},
+				"X-Remote-Extra-Percent%20encoded":                         {"percent encoded"},
+				"X-Remote-Extra-Almost%zzpercent%xxencoded":                {"not quite percent encoded"},
+				"X-Remote-Extra-Example.com%2fpercent%2520encoded":         {"url with double percent encoding"},
+				"X-Remote-Extra-Example.com%2F%E4%BB%8A%E6%97%A5%E3%81%AF": {"url with unicode"},
+				"X-Remote-Extra-Abc123!#$+.-_*\\^`~|'":                     {"header key legal characters"},
+			},
+			want: &request.User{Name: "Bob", Extra: map[string][]string{
+				"alph4num3r1c":                  {"alphanumeric"},
+				"percent encoded":               {"percent encoded"},
+				"almost%zzpercent%xxencoded":    {"not quite percent encoded"},
+				"example.com/percent%20encoded": {"url with double percent encoding"},
+				"example.com/今日は":               {"url with unicode"},
+				"abc123!#$+.-_*\\^`~|'":         {"header key legal characters"},
+			}},
 		},
 		{
 			name: "first user header wins", opts: custom, chain: []*testCert{proxy},
