@@ -45,8 +45,8 @@ func NewTokens(m map[string]request.User) *Tokens {
 }
 
 // AuthenticateToken returns the user token stands for; ok is false for a
-// token not in t. The user is a copy the caller may change, except for
-// the elements of its Groups and Extra.
+// token not in t. The user is a copy the caller may change, except its
+// Extra and the elements of its Groups, which t shares.
 func (t *Tokens) AuthenticateToken(_ context.Context, token string) (*request.User, bool, error) {
 	u, ok := t.users[token]
 	if !ok {

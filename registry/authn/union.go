@@ -73,6 +73,11 @@ func UnionTokens(ts ...TokenAuthenticator) TokenAuthenticator {
 	})
 }
 
+// ErrNoUser is WithAuthenticatedGroup's error when the authenticator it
+// wraps accepts a request but returns no user (a bug in that
+// authenticator; the request gets a 401 rather than a panic).
+var ErrNoUser = errors.New("authn: an authenticator accepted a request but returned no user")
+
 // WithAuthenticatedGroup adds the group system:authenticated to the
 // users a finds, except system:anonymous and users already in
 // system:authenticated or system:unauthenticated (kube's
@@ -83,6 +88,9 @@ func WithAuthenticatedGroup(a Authenticator) Authenticator {
 		u, ok, err := a.Authenticate(req)
 		if err != nil || !ok {
 			return nil, false, err
+		}
+		if u == nil {
+			return nil, false, ErrNoUser
 		}
 		if u.Name == request.Anonymous || u.InGroup(request.AllAuthenticated) || u.InGroup(request.AllUnauthenticated) {
 			return u, true, nil

@@ -135,6 +135,7 @@ func TestWithAuthenticatedGroup(t *testing.T) {
 			want: &request.User{Name: "x", Groups: []string{"system:unauthenticated"}}},
 		{name: "anonymous", in: fixed{u: &request.User{Name: "system:anonymous"}, ok: true}, want: &request.User{Name: "system:anonymous"}},
 		{name: "not ok", in: fixed{}},
+		{name: "ok without a user", in: fixed{ok: true}, err: ErrNoUser},
 		{name: "error", in: fixed{err: boom}, err: boom},
 	}
 	for _, tt := range tests {
