@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,7 +30,15 @@ func run() error {
 	listen := flag.String("listen", "127.0.0.1:8080", "address to serve on (HOST:PORT)")
 	kubeconfig := flag.String("kubeconfig", "", "if set, write a kubeconfig for this server to this path")
 	crdDir := flag.String("crds", "", "if set, also serve the CustomResourceDefinitions in the manifests of this directory")
+	var auth server.Auth
+	flag.StringVar(&auth.TokenAuthFile, "token-auth-file", "", "bearer tokens, one \"token,user,uid,\\\"group1,group2\\\"\" line each (as kube-apiserver's)")
+	flag.StringVar(&auth.ClientCAFile, "client-ca-file", "", "authenticate client certificates signed by these CAs (CN the user, O the groups); serves https")
+	anonymous := flag.Bool("anonymous-auth", true, "serve requests without credentials as system:anonymous (with --token-auth-file or --client-ca-file)")
+	flag.StringVar(&auth.AuthorizationMode, "authorization-mode", "AlwaysAllow", "AlwaysAllow or RBAC")
+	certFile := flag.String("tls-cert-file", "", "serve https with this certificate (PEM); with --client-ca-file and no certificate, a self-signed one is made")
+	keyFile := flag.String("tls-private-key-file", "", "the key of --tls-cert-file (PEM)")
 	flag.Parse()
+	auth.DisableAnonymous = !*anonymous
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	var crds []schema.CRD
@@ -39,7 +48,7 @@ func run() error {
 			return err
 		}
 	}
-	reg, err := server.New(server.Options{Registry: registry.Options{Logger: log}, CRDs: crds})
+	reg, err := server.New(server.Options{Registry: registry.Options{Logger: log}, CRDs: crds, Auth: auth})
 	if err != nil {
 		return err
 	}
@@ -47,14 +56,34 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	url := "http://" + ln.Addr().String()
+	if auth.TokenAuthFile == "" && auth.ClientCAFile == "" && !isLoopback(ln.Addr()) {
+		log.Warn("serving without authentication on a non-loopback address: anyone who can reach it can do anything", "address", ln.Addr().String())
+	}
+	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
+	creds := server.Credentials{}
+	scheme := "http"
+	if *certFile != "" || auth.ClientCAFile != "" {
+		scheme = "https"
+		var cert tls.Certificate
+		if *certFile != "" {
+			if cert, err = tls.LoadX509KeyPair(*certFile, *keyFile); err != nil {
+				return err
+			}
+		} else if cert, creds.CertificateAuthPEM, err = server.SelfSignedCert("127.0.0.1", "::1", "localhost"); err != nil {
+			return err
+		}
+		// The registry's authenticator verifies client certificates
+		// itself, against --client-ca-file.
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12}
+		ln = tls.NewListener(ln, srv.TLSConfig)
+	}
+	url := scheme + "://" + ln.Addr().String()
 	if *kubeconfig != "" {
-		if err := os.WriteFile(*kubeconfig, server.Kubeconfig(url), 0o600); err != nil {
+		if err := os.WriteFile(*kubeconfig, server.KubeconfigFor(url, creds), 0o600); err != nil {
 			return err
 		}
 		fmt.Println("wrote kubeconfig to", *kubeconfig)
 	}
-	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -68,4 +97,9 @@ func run() error {
 		return err
 	}
 	return nil
+}
+
+func isLoopback(a net.Addr) bool {
+	t, ok := a.(*net.TCPAddr)
+	return ok && t.IP.IsLoopback()
 }

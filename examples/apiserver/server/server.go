@@ -2,7 +2,9 @@ package server
 
 import (
 	"embed"
+	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry"
@@ -19,6 +21,9 @@ type Options struct {
 	Registry registry.Options
 	// CRDs are served besides the built-in resources (see schema.LoadCRDs).
 	CRDs []schema.CRD
+	// Auth says who may use the server; the zero value lets anyone do
+	// anything.
+	Auth Auth
 }
 
 // ConfigMaps is the core v1 configmaps resource.
@@ -62,6 +67,9 @@ func Widgets() *registry.Resource {
 func New(opts Options) (*registry.Registry, error) {
 	ro := opts.Registry
 	ro.Storage = opts.Storage
+	if err := opts.Auth.apply(&ro); err != nil {
+		return nil, err
+	}
 	if ro.Storage == nil {
 		ro.Storage = memory.New(memory.Options{})
 	}
@@ -85,12 +93,41 @@ func New(opts Options) (*registry.Registry, error) {
 // "http://127.0.0.1:8080"), with namespace default, for kubectl and
 // client-go.
 func Kubeconfig(url string) []byte {
+	return KubeconfigFor(url, Credentials{})
+}
+
+// Credentials are what a kubeconfig's user presents, and the CA that
+// signs an https server's certificate; each is optional.
+type Credentials struct {
+	Token              string
+	ClientCertPEM      []byte
+	ClientKeyPEM       []byte
+	CertificateAuthPEM []byte
+}
+
+// KubeconfigFor is Kubeconfig with credentials.
+func KubeconfigFor(url string, c Credentials) []byte {
+	cluster, user := "", "{}"
+	if len(c.CertificateAuthPEM) > 0 {
+		cluster = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(c.CertificateAuthPEM)
+	}
+	var u []string
+	if c.Token != "" {
+		u = append(u, "token: "+c.Token)
+	}
+	if len(c.ClientCertPEM) > 0 {
+		u = append(u, "client-certificate-data: "+base64.StdEncoding.EncodeToString(c.ClientCertPEM),
+			"client-key-data: "+base64.StdEncoding.EncodeToString(c.ClientKeyPEM))
+	}
+	if len(u) > 0 {
+		user = "\n    " + strings.Join(u, "\n    ")
+	}
 	return []byte(`apiVersion: v1
 kind: Config
 clusters:
 - name: kapi
   cluster:
-    server: ` + url + `
+    server: ` + url + cluster + `
 contexts:
 - name: kapi
   context:
@@ -99,7 +136,7 @@ contexts:
     namespace: default
 users:
 - name: kapi
-  user: {}
+  user: ` + user + `
 current-context: kapi
 `)
 }

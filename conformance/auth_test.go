@@ -1,0 +1,167 @@
+package conformance
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kapi-dev/kapi/examples/apiserver/server"
+)
+
+// Authentication as users configure it (issue 17): kubectl with a bearer
+// token from kube's token file, with a client certificate over TLS, and
+// without credentials; whoami, can-i and impersonation.
+
+// tokenFile is a --token-auth-file of two users.
+const tokenFile = `admin-token,admin,uid-admin,"system:masters"
+alice-token,alice,uid-alice,"dev,qa"
+`
+
+// authServer starts the example server with auth (its TokenAuthFile set
+// to tokenFile's when empty and tokens are wanted) over TLS, asking for
+// client certificates; it returns the server and the CA of its serving
+// certificate.
+func authServer(t *testing.T, auth server.Auth) (*httptest.Server, []byte) {
+	t.Helper()
+	reg, err := server.New(withStorage(t, server.Options{Auth: auth}))
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	cert, caPEM, err := server.SelfSignedCert("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(reg)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequestClientCert}
+	srv.StartTLS()
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	return srv, caPEM
+}
+
+func writeTemp(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// kubectlAs is kubectl with a kubeconfig presenting creds.
+func kubectlAs(t *testing.T, url string, creds server.Credentials) *kubectl {
+	t.Helper()
+	dir := t.TempDir()
+	return &kubectl{kubeconfig: writeTemp(t, "kubeconfig", server.KubeconfigFor(url, creds)), cacheDir: filepath.Join(dir, "cache")}
+}
+
+func TestKubectlBearerToken(t *testing.T) {
+	srv, ca := authServer(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(tokenFile)), DisableAnonymous: true})
+
+	alice := kubectlAs(t, srv.URL, server.Credentials{Token: "alice-token", CertificateAuthPEM: ca})
+	out := alice.mustRun(t, "auth", "whoami")
+	for _, want := range []string{"alice", "uid-alice", "[dev qa system:authenticated]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl auth whoami: got\n%s\nwant %q in it", out, want)
+		}
+	}
+	alice.mustRun(t, "create", "configmap", "c1", "--from-literal=a=b")
+	if out := alice.mustRun(t, "get", "configmap", "c1", "-o", "jsonpath={.data.a}"); out != "b" {
+		t.Errorf("kubectl get configmap: got %q; want b", out)
+	}
+	if out := strings.TrimSpace(alice.mustRun(t, "auth", "can-i", "create", "widgets")); out != "yes" {
+		t.Errorf("kubectl auth can-i (AlwaysAllow): got %q; want yes", out)
+	}
+
+	for name, creds := range map[string]server.Credentials{
+		"no credentials": {CertificateAuthPEM: ca},
+		"unknown token":  {Token: "nope", CertificateAuthPEM: ca},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, stderr, err := kubectlAs(t, srv.URL, creds).run("get", "configmaps")
+			if err == nil || !strings.Contains(err.Error()+stderr, "Unauthorized") {
+				t.Errorf("got err %v, stderr %s; want 401 Unauthorized", err, stderr)
+			}
+		})
+	}
+}
+
+func TestKubectlImpersonation(t *testing.T) {
+	srv, ca := authServer(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(tokenFile))})
+	admin := kubectlAs(t, srv.URL, server.Credentials{Token: "admin-token", CertificateAuthPEM: ca})
+	out := admin.mustRun(t, "auth", "whoami", "--as=carol", "--as-group=g1", "-o", "jsonpath={.status.userInfo.username} {.status.userInfo.groups}")
+	if out != `carol ["g1","system:authenticated"]` {
+		t.Errorf("kubectl auth whoami --as=carol --as-group=g1: got %q", out)
+	}
+	anon := kubectlAs(t, srv.URL, server.Credentials{CertificateAuthPEM: ca})
+	if out := anon.mustRun(t, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); out != "system:anonymous" {
+		t.Errorf("kubectl auth whoami without credentials, anonymous on: got %q", out)
+	}
+}
+
+func TestKubectlClientCertificate(t *testing.T) {
+	ca, caKey := newCA(t)
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw})
+	srv, serving := authServer(t, server.Auth{ClientCAFile: writeTemp(t, "ca.pem", caPEM), DisableAnonymous: true})
+
+	certPEM, keyPEM := newClientCert(t, ca, caKey, "bob", "dev", "ops")
+	bob := kubectlAs(t, srv.URL, server.Credentials{ClientCertPEM: certPEM, ClientKeyPEM: keyPEM, CertificateAuthPEM: serving})
+	out := bob.mustRun(t, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username} {.status.userInfo.groups}")
+	if out != `bob ["dev","ops","system:authenticated"]` {
+		t.Errorf("kubectl auth whoami with a client certificate: got %q", out)
+	}
+
+	other, otherKey := newCA(t)
+	certPEM, keyPEM = newClientCert(t, other, otherKey, "mallory")
+	_, stderr, err := kubectlAs(t, srv.URL, server.Credentials{ClientCertPEM: certPEM, ClientKeyPEM: keyPEM, CertificateAuthPEM: serving}).run("get", "configmaps")
+	if err == nil || !strings.Contains(err.Error()+stderr, "Unauthorized") {
+		t.Errorf("a certificate of another CA: got err %v, stderr %s; want 401 Unauthorized", err, stderr)
+	}
+}
+
+func newCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return cert, key
+}
+
+func newClientCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, user string, groups ...string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: user, Organization: groups},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"crypto/x509"
+	"fmt"
+	"os"
+
+	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/registry/authn"
+	"github.com/kapi-dev/kapi/registry/authz"
+)
+
+// Auth says who may use the server, with kube-apiserver's flags' names
+// and meanings. The zero value is the example's default: no
+// authentication, every request served as system:anonymous, and
+// AlwaysAllow — anyone who can reach the server can do anything, which is
+// why the example listens on loopback unless told otherwise.
+type Auth struct {
+	// TokenAuthFile is --token-auth-file: static bearer tokens, one
+	// "token,user,uid,\"group1,group2\"" line each.
+	TokenAuthFile string
+	// ClientCAFile is --client-ca-file: client certificates signed by
+	// these CAs authenticate as their common name, in their
+	// organizations' groups (the server must serve TLS and ask for
+	// client certificates).
+	ClientCAFile string
+	// DisableAnonymous is --anonymous-auth=false: a request without
+	// credentials is refused with 401 instead of served as
+	// system:anonymous.
+	DisableAnonymous bool
+	// AuthorizationMode is --authorization-mode: AlwaysAllow (the
+	// default) or RBAC.
+	AuthorizationMode string
+}
+
+// enabled tells whether a authenticates anyone.
+func (a Auth) enabled() bool { return a.TokenAuthFile != "" || a.ClientCAFile != "" }
+
+// apply sets the registry options a asks for.
+func (a Auth) apply(ro *registry.Options) error {
+	switch a.AuthorizationMode {
+	case "", "AlwaysAllow":
+		ro.Authorizer = authz.AlwaysAllow
+	case "RBAC":
+		return fmt.Errorf("--authorization-mode=RBAC: not available yet")
+	default:
+		return fmt.Errorf("--authorization-mode=%s: want AlwaysAllow or RBAC", a.AuthorizationMode)
+	}
+	if !a.enabled() {
+		if a.DisableAnonymous {
+			return fmt.Errorf("--anonymous-auth=false needs --token-auth-file or --client-ca-file: nobody could use the server")
+		}
+		return nil
+	}
+	opts := authn.Options{Anonymous: !a.DisableAnonymous}
+	if a.TokenAuthFile != "" {
+		tokens, err := authn.LoadTokenFile(a.TokenAuthFile)
+		if err != nil {
+			return err
+		}
+		opts.Tokens = tokens
+	}
+	if a.ClientCAFile != "" {
+		pem, err := os.ReadFile(a.ClientCAFile)
+		if err != nil {
+			return err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("--client-ca-file %s: no PEM certificate in it", a.ClientCAFile)
+		}
+		opts.ClientCert = &authn.ClientCertOptions{Roots: pool}
+	}
+	au, err := authn.New(opts)
+	if err != nil {
+		return err
+	}
+	ro.Authenticator = au
+	return nil
+}
