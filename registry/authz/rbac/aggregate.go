@@ -70,12 +70,9 @@ func Aggregating(all []ClusterRole) []string {
 // registry's aggregation controller reads them as kube's reads its
 // lister). The roles are z's: do not modify them.
 func (z *Authorizer) ClusterRoles() []ClusterRole {
-	z.mu.RLock()
-	out := make([]ClusterRole, 0, len(z.clusterRoles))
-	for _, r := range z.clusterRoles {
-		out = append(out, *r)
-	}
-	z.mu.RUnlock()
+	s := z.state.Load()
+	out := make([]ClusterRole, 0, s.clusterRoles.len())
+	s.clusterRoles.all(func(_ string, r *ClusterRole) { out = append(out, *r) })
 	slices.SortFunc(out, func(x, y ClusterRole) int { return cmp.Compare(x.Metadata.Name, y.Metadata.Name) })
 	return out
 }

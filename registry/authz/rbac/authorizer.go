@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/request"
@@ -16,37 +17,32 @@ import (
 // indexed by subject: a decision looks up the bindings of the user's
 // name and of each of its groups, never scanning the others.
 //
-// An Authorizer is safe for concurrent use. Decisions take a read lock;
-// a write takes the write lock for the time it needs to (un)index one
-// object's subjects, O(subjects), so reads never wait behind a rebuild.
-// The objects passed to Set… are kept as they are: the caller must not
-// modify them afterwards.
+// An Authorizer is safe for concurrent use. Reads (decisions, RulesFor,
+// the escalation checks) take no lock: they load the current state, an
+// immutable value, with one atomic read. Writes are serialized by a
+// mutex and publish a new state made copy-on-write: the few maps a write
+// changes are copied one shard each (see cow), the rest shared, so a
+// write costs O(subjects × (n/128 + 128)) for n indexed keys, and a
+// reader sees each write whole or not at all. The objects passed to Set…
+// are kept as they are: the caller must not modify them afterwards.
 type Authorizer struct {
-	mu                  sync.RWMutex
-	roles               map[string]map[string]*Role // by namespace, name
-	clusterRoles        map[string]*ClusterRole
+	state atomic.Pointer[state]
+
+	// mu serializes writers; the bindings by name are the writers' (to
+	// unindex a binding that is replaced or deleted).
+	mu                  sync.Mutex
 	roleBindings        map[nsName]*binding
 	clusterRoleBindings map[string]*binding
-	// cluster indexes the ClusterRoleBindings' subjects, local the
-	// RoleBindings' by their namespace. (Maps keyed by plain strings:
-	// their lookups take the runtime's fast path, twice as fast as a
-	// struct key's.)
-	cluster subjects
-	local   map[string]*subjects
 }
 
-// subjects are the grants of a set of bindings by user name (users and
-// service accounts) and by group.
-type subjects struct {
-	users  map[string][]grant
-	groups map[string][]grant
-}
-
-func (s *subjects) of(k subjectKey) map[string][]grant {
-	if k.kind == kindGroup {
-		return s.groups
-	}
-	return s.users
+// state is one immutable version of the Authorizer's roles and indexes.
+type state struct {
+	roles        cow[nsName, *Role] // hashed by hashPair(namespace, name)
+	clusterRoles cow[string, *ClusterRole]
+	// The ClusterRoleBindings' grants by user name and by group, and the
+	// RoleBindings' by namespace and user name or group.
+	clusterUsers, clusterGroups cow[string, []grant]
+	localUsers, localGroups     cow[nsName, []grant]
 }
 
 var (
@@ -74,6 +70,7 @@ type binding struct {
 	name      string
 	subjects  []Subject
 	ref       RoleRef
+	roleHash  uint64 // of the role ref names, in its map
 	// allowed[i] is the reason of an Allow through subjects[i], made once
 	// here so that a decision allocates nothing.
 	allowed []string
@@ -88,52 +85,51 @@ type grant struct {
 // New returns an empty Authorizer: it allows nothing until roles and
 // bindings are set (see Bootstrap for kube's defaults).
 func New() *Authorizer {
-	return &Authorizer{
-		roles:               map[string]map[string]*Role{},
-		clusterRoles:        map[string]*ClusterRole{},
-		roleBindings:        map[nsName]*binding{},
-		clusterRoleBindings: map[string]*binding{},
-		cluster:             subjects{map[string][]grant{}, map[string][]grant{}},
-		local:               map[string]*subjects{},
-	}
+	z := &Authorizer{roleBindings: map[nsName]*binding{}, clusterRoleBindings: map[string]*binding{}}
+	z.state.Store(&state{})
+	return z
+}
+
+// update publishes the state fn makes from a copy of the current one.
+// The caller holds mu.
+func (z *Authorizer) update(fn func(s *state)) {
+	s := *z.state.Load()
+	fn(&s)
+	z.state.Store(&s)
 }
 
 // SetRole adds or replaces the Role of r's namespace and name.
 func (z *Authorizer) SetRole(r *Role) {
+	k := nsName{r.Metadata.Namespace, r.Metadata.Name}
+	h := hashPair(hashString(k.namespace), hashString(k.name))
 	z.mu.Lock()
-	byName := z.roles[r.Metadata.Namespace]
-	if byName == nil {
-		byName = map[string]*Role{}
-		z.roles[r.Metadata.Namespace] = byName
-	}
-	byName[r.Metadata.Name] = r
-	z.mu.Unlock()
+	defer z.mu.Unlock()
+	z.update(func(s *state) { s.roles = s.roles.with(h, k, r) })
 }
 
 // DeleteRole removes a Role; bindings to it stay, and resolve to nothing.
 func (z *Authorizer) DeleteRole(namespace, name string) {
+	k := nsName{namespace, name}
+	h := hashPair(hashString(namespace), hashString(name))
 	z.mu.Lock()
-	if byName := z.roles[namespace]; byName != nil {
-		delete(byName, name)
-		if len(byName) == 0 {
-			delete(z.roles, namespace)
-		}
-	}
-	z.mu.Unlock()
+	defer z.mu.Unlock()
+	z.update(func(s *state) { s.roles = s.roles.without(h, k) })
 }
 
 // SetClusterRole adds or replaces the ClusterRole of r's name.
 func (z *Authorizer) SetClusterRole(r *ClusterRole) {
+	h := hashString(r.Metadata.Name)
 	z.mu.Lock()
-	z.clusterRoles[r.Metadata.Name] = r
-	z.mu.Unlock()
+	defer z.mu.Unlock()
+	z.update(func(s *state) { s.clusterRoles = s.clusterRoles.with(h, r.Metadata.Name, r) })
 }
 
 // DeleteClusterRole removes a ClusterRole.
 func (z *Authorizer) DeleteClusterRole(name string) {
+	h := hashString(name)
 	z.mu.Lock()
-	delete(z.clusterRoles, name)
-	z.mu.Unlock()
+	defer z.mu.Unlock()
+	z.update(func(s *state) { s.clusterRoles = s.clusterRoles.without(h, name) })
 }
 
 // SetRoleBinding adds or replaces the RoleBinding of b's namespace and name.
@@ -142,11 +138,14 @@ func (z *Authorizer) SetRoleBinding(b *RoleBinding) {
 	k := nsName{nb.namespace, nb.name}
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if old := z.roleBindings[k]; old != nil {
-		z.unindex(old)
-	}
+	old := z.roleBindings[k]
 	z.roleBindings[k] = nb
-	z.index(nb)
+	z.update(func(s *state) {
+		if old != nil {
+			s.unindex(old)
+		}
+		s.index(nb)
+	})
 }
 
 // DeleteRoleBinding removes a RoleBinding.
@@ -155,8 +154,8 @@ func (z *Authorizer) DeleteRoleBinding(namespace, name string) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if old := z.roleBindings[k]; old != nil {
-		z.unindex(old)
 		delete(z.roleBindings, k)
+		z.update(func(s *state) { s.unindex(old) })
 	}
 }
 
@@ -165,11 +164,14 @@ func (z *Authorizer) SetClusterRoleBinding(b *ClusterRoleBinding) {
 	nb := newBinding("", b.Metadata.Name, b.Subjects, b.RoleRef)
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if old := z.clusterRoleBindings[nb.name]; old != nil {
-		z.unindex(old)
-	}
+	old := z.clusterRoleBindings[nb.name]
 	z.clusterRoleBindings[nb.name] = nb
-	z.index(nb)
+	z.update(func(s *state) {
+		if old != nil {
+			s.unindex(old)
+		}
+		s.index(nb)
+	})
 }
 
 // DeleteClusterRoleBinding removes a ClusterRoleBinding.
@@ -177,13 +179,17 @@ func (z *Authorizer) DeleteClusterRoleBinding(name string) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if old := z.clusterRoleBindings[name]; old != nil {
-		z.unindex(old)
 		delete(z.clusterRoleBindings, name)
+		z.update(func(s *state) { s.unindex(old) })
 	}
 }
 
 func newBinding(namespace, name string, subjects []Subject, ref RoleRef) *binding {
 	b := &binding{namespace: namespace, name: name, subjects: subjects, ref: ref, allowed: make([]string, len(subjects))}
+	b.roleHash = hashString(ref.Name)
+	if ref.Kind == "Role" {
+		b.roleHash = hashPair(hashString(namespace), b.roleHash)
+	}
 	for i := range subjects {
 		b.allowed[i] = "RBAC: allowed by " + b.describe(i)
 	}
@@ -230,47 +236,59 @@ func key(s *Subject, ns string) (subjectKey, bool) {
 	return subjectKey{}, false
 }
 
-func (z *Authorizer) index(b *binding) {
-	for i := range b.subjects {
-		k, ok := key(&b.subjects[i], b.namespace)
-		if !ok {
-			continue
+// change replaces the grants of subject k of b's kind of binding with
+// what fn makes of them (a new slice: published slices are never
+// modified).
+func (s *state) change(b *binding, k subjectKey, fn func([]grant) []grant) {
+	h := hashString(k.name)
+	if b.namespace == "" {
+		m := &s.clusterUsers
+		if k.kind == kindGroup {
+			m = &s.clusterGroups
 		}
-		s := &z.cluster
-		if b.namespace != "" {
-			if s = z.local[b.namespace]; s == nil {
-				s = &subjects{map[string][]grant{}, map[string][]grant{}}
-				z.local[b.namespace] = s
-			}
+		gs, _ := m.get(h, k.name)
+		if gs = fn(gs); len(gs) > 0 {
+			*m = m.with(h, k.name, gs)
+		} else {
+			*m = m.without(h, k.name)
 		}
-		m := s.of(k)
-		m[k.name] = append(m[k.name], grant{b, i})
+		return
+	}
+	m := &s.localUsers
+	if k.kind == kindGroup {
+		m = &s.localGroups
+	}
+	lk, lh := nsName{b.namespace, k.name}, hashPair(hashString(b.namespace), h)
+	gs, _ := m.get(lh, lk)
+	if gs = fn(gs); len(gs) > 0 {
+		*m = m.with(lh, lk, gs)
+	} else {
+		*m = m.without(lh, lk)
 	}
 }
 
-func (z *Authorizer) unindex(b *binding) {
-	drop := func(gs []grant) []grant {
-		return slices.DeleteFunc(gs, func(g grant) bool { return g.b == b })
-	}
+func (s *state) index(b *binding) {
 	for i := range b.subjects {
-		k, ok := key(&b.subjects[i], b.namespace)
-		if !ok {
-			continue
+		if k, ok := key(&b.subjects[i], b.namespace); ok {
+			s.change(b, k, func(gs []grant) []grant {
+				return append(slices.Clip(gs), grant{b, i})
+			})
 		}
-		s := &z.cluster
-		if b.namespace != "" {
-			if s = z.local[b.namespace]; s == nil {
-				continue
-			}
-		}
-		m := s.of(k)
-		if gs := drop(m[k.name]); len(gs) > 0 {
-			m[k.name] = gs
-		} else {
-			delete(m, k.name)
-		}
-		if b.namespace != "" && len(s.users)+len(s.groups) == 0 {
-			delete(z.local, b.namespace)
+	}
+}
+
+func (s *state) unindex(b *binding) {
+	for i := range b.subjects {
+		if k, ok := key(&b.subjects[i], b.namespace); ok {
+			s.change(b, k, func(gs []grant) []grant {
+				var out []grant
+				for _, g := range gs {
+					if g.b != b {
+						out = append(out, g)
+					}
+				}
+				return out
+			})
 		}
 	}
 }
@@ -278,21 +296,18 @@ func (z *Authorizer) unindex(b *binding) {
 // appliesTo is kube's appliesToUser: whether subject s of a binding in
 // namespace ns names u.
 func appliesTo(u *request.User, s *Subject, ns string) bool {
-	k, ok := key(s, ns)
-	if !ok {
-		return false
-	}
-	if k.kind == kindGroup {
-		return u.InGroup(k.name)
-	}
-	if s.Kind == ServiceAccountKind {
-		// k.name is built; compare without it.
+	switch s.Kind {
+	case UserKind:
+		return u.Name == s.Name
+	case GroupKind:
+		return u.InGroup(s.Name)
+	case ServiceAccountKind:
 		if s.Namespace != "" {
 			ns = s.Namespace
 		}
-		return serviceAccountMatches(u.Name, ns, s.Name)
+		return ns != "" && serviceAccountMatches(u.Name, ns, s.Name)
 	}
-	return u.Name == k.name
+	return false
 }
 
 func serviceAccountMatches(user, ns, name string) bool {
@@ -313,28 +328,28 @@ func (g grant) first(u *request.User) bool {
 	return true
 }
 
-// rulesOf resolves ref for a binding in namespace ns; plural selects the
-// resource name of a NotFoundError (see NotFoundError).
-func (z *Authorizer) rulesOf(ref RoleRef, ns string, plural bool) ([]PolicyRule, error) {
-	switch ref.Kind {
+// rulesOf resolves the role of b; plural selects the resource name of a
+// NotFoundError (see NotFoundError).
+func (s *state) rulesOf(b *binding, plural bool) ([]PolicyRule, error) {
+	switch b.ref.Kind {
 	case "Role":
-		if r := z.roles[ns][ref.Name]; r != nil {
+		if r, ok := s.roles.get(b.roleHash, nsName{b.namespace, b.ref.Name}); ok {
 			return r.Rules, nil
 		}
 		if plural {
-			return nil, &NotFoundError{"roles", ref.Name}
+			return nil, &NotFoundError{"roles", b.ref.Name}
 		}
-		return nil, &NotFoundError{"role", ref.Name}
+		return nil, &NotFoundError{"role", b.ref.Name}
 	case "ClusterRole":
-		if r := z.clusterRoles[ref.Name]; r != nil {
+		if r, ok := s.clusterRoles.get(b.roleHash, b.ref.Name); ok {
 			return r.Rules, nil
 		}
 		if plural {
-			return nil, &NotFoundError{"clusterroles", ref.Name}
+			return nil, &NotFoundError{"clusterroles", b.ref.Name}
 		}
-		return nil, &NotFoundError{"clusterrole", ref.Name}
+		return nil, &NotFoundError{"clusterrole", b.ref.Name}
 	}
-	return nil, &UnsupportedRoleRefError{ref.Kind}
+	return nil, &UnsupportedRoleRefError{b.ref.Kind}
 }
 
 // RulesOfRef is the rules a binding in namespace ("" for a
@@ -343,36 +358,46 @@ func (z *Authorizer) rulesOf(ref RoleRef, ns string, plural bool) ([]PolicyRule,
 // *NotFoundError naming the plural resource (`roles.rbac.authorization.k8s.io
 // "x" not found`, which kube answers with 404).
 func (z *Authorizer) RulesOfRef(namespace string, ref RoleRef) ([]PolicyRule, error) {
-	z.mu.RLock()
-	defer z.mu.RUnlock()
-	return z.rulesOf(ref, namespace, true)
+	return z.state.Load().rulesOf(newBinding(namespace, "", nil, ref), true)
 }
 
 // visit calls fn with each binding that applies to u in namespace, once
 // each, through the first of its subjects that names u: the
 // ClusterRoleBindings, then (for a namespace) the RoleBindings there. It
-// stops when fn returns false. The caller holds the read lock.
-func (z *Authorizer) visit(u *request.User, namespace string, fn func(g grant) bool) {
-	if !visitSubjects(&z.cluster, u, fn) || namespace == "" {
+// stops when fn returns false.
+func (s *state) visit(u *request.User, namespace string, fn func(g grant) bool) {
+	hu := hashString(u.Name)
+	if !visitGrants(s.clusterUsers.get(hu, u.Name)).visit(u, fn) {
 		return
 	}
-	if s := z.local[namespace]; s != nil {
-		visitSubjects(s, u, fn)
+	for _, group := range u.Groups {
+		if !visitGrants(s.clusterGroups.get(hashString(group), group)).visit(u, fn) {
+			return
+		}
+	}
+	if namespace == "" || s.localUsers.len()+s.localGroups.len() == 0 {
+		return
+	}
+	hns := hashString(namespace)
+	if !visitGrants(s.localUsers.get(hashPair(hns, hu), nsName{namespace, u.Name})).visit(u, fn) {
+		return
+	}
+	for _, group := range u.Groups {
+		if !visitGrants(s.localGroups.get(hashPair(hns, hashString(group)), nsName{namespace, group})).visit(u, fn) {
+			return
+		}
 	}
 }
 
-// visitSubjects is visit over one set of bindings; false if fn stopped it.
-func visitSubjects(s *subjects, u *request.User, fn func(g grant) bool) bool {
-	for _, g := range s.users[u.Name] {
+// grants are one key's grants; visit them with fn, false if it stopped.
+type grants []grant
+
+func visitGrants(gs []grant, _ bool) grants { return gs }
+
+func (gs grants) visit(u *request.User, fn func(g grant) bool) bool {
+	for _, g := range gs {
 		if g.first(u) && !fn(g) {
 			return false
-		}
-	}
-	for _, group := range u.Groups {
-		for _, g := range s.groups[group] {
-			if g.first(u) && !fn(g) {
-				return false
-			}
 		}
 	}
 	return true
@@ -389,11 +414,11 @@ func (z *Authorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Dec
 	if u == nil {
 		return authz.NoOpinion, "", nil
 	}
+	s := z.state.Load()
 	var reason string
 	var failed []grant
-	z.mu.RLock()
-	z.visit(u, a.Namespace, func(g grant) bool {
-		rules, err := z.rulesOf(g.b.ref, g.b.namespace, false)
+	s.visit(u, a.Namespace, func(g grant) bool {
+		rules, err := s.rulesOf(g.b, false)
 		if err != nil {
 			failed = append(failed, g)
 			return true
@@ -405,19 +430,16 @@ func (z *Authorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Dec
 		return true
 	})
 	if reason != "" {
-		z.mu.RUnlock()
 		return authz.Allow, reason, nil
 	}
 	if len(failed) == 0 {
-		z.mu.RUnlock()
 		return authz.NoOpinion, "", nil
 	}
 	sortGrants(failed)
 	errs := make([]error, len(failed))
 	for i, g := range failed {
-		_, errs[i] = z.rulesOf(g.b.ref, g.b.namespace, false)
+		_, errs[i] = s.rulesOf(g.b, false)
 	}
-	z.mu.RUnlock()
 	return authz.NoOpinion, "RBAC: " + aggregate(errs), nil
 }
 
@@ -441,9 +463,8 @@ func (z *Authorizer) rules(u *request.User, namespace string, plural bool) ([]Po
 		return nil, nil
 	}
 	var gs []grant
-	z.mu.RLock()
-	defer z.mu.RUnlock()
-	z.visit(u, namespace, func(g grant) bool {
+	s := z.state.Load()
+	s.visit(u, namespace, func(g grant) bool {
 		gs = append(gs, g)
 		return true
 	})
@@ -451,7 +472,7 @@ func (z *Authorizer) rules(u *request.User, namespace string, plural bool) ([]Po
 	var rules []PolicyRule
 	var errs []error
 	for _, g := range gs {
-		r, err := z.rulesOf(g.b.ref, g.b.namespace, plural)
+		r, err := s.rulesOf(g.b, plural)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -224,13 +224,13 @@ func TestReplaceAndDeleteBindings(t *testing.T) {
 	check("replace", "bob", authz.Allow)
 	z.DeleteClusterRoleBinding("b")
 	check("delete", "bob", authz.NoOpinion)
-	if len(z.cluster.users)+len(z.cluster.groups) != 0 {
-		t.Errorf("index after delete: got %v; want empty", z.cluster)
+	if s := z.state.Load(); s.clusterUsers.len()+s.clusterGroups.len() != 0 || s.clusterUsers.shards != nil {
+		t.Errorf("index after delete: got %+v; want empty", s)
 	}
 	z.SetRoleBinding(&RoleBinding{Metadata: ObjectMeta{Namespace: "n", Name: "b"}, RoleRef: clusterRoleRef("r"), Subjects: []Subject{{Kind: UserKind, Name: "bob"}}})
 	z.DeleteRoleBinding("n", "b")
-	if len(z.local) != 0 || len(z.roleBindings) != 0 {
-		t.Errorf("index after delete: got %v; want empty", z.local)
+	if s := z.state.Load(); s.localUsers.len()+s.localGroups.len() != 0 || len(z.roleBindings) != 0 {
+		t.Errorf("index after delete: got %+v; want empty", s)
 	}
 }
 

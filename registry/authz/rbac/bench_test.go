@@ -82,3 +82,20 @@ func BenchmarkAuthorizeParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSetRoleBinding replaces one RoleBinding (a new user each time)
+// among n bindings: the copy-on-write cost of a write.
+func BenchmarkSetRoleBinding(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint("bindings=", n), func(b *testing.B) {
+			z := benchAuthorizer(n)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				z.SetRoleBinding(&RoleBinding{Metadata: ObjectMeta{Namespace: "ns-1", Name: "rb-1"}, RoleRef: roleRef("role-1"),
+					Subjects: []Subject{{Kind: UserKind, Name: fmt.Sprint("writer-", i%1000)}}})
+			}
+		})
+	}
+}

@@ -40,6 +40,11 @@
 //     through the first of its subjects that names the user, as kube
 //     visits it. Decisions allocate nothing, except the reason of a
 //     NoOpinion when a binding names a missing role.
+//   - Reads take no lock: the roles and indexes are one immutable state
+//     behind an atomic pointer. A write (serialized with the others)
+//     publishes a new state in which only the shards of the maps it
+//     changed are copied (copy-on-write); a read sees each write whole or
+//     not at all, and a write that returned is seen by every later read.
 //   - A binding whose role is missing grants nothing; the NoOpinion's
 //     reason then names the role as kube's does:
 //     RBAC: clusterrole.rbac.authorization.k8s.io "x" not found.
