@@ -367,11 +367,13 @@ func (z *Authorizer) RulesOfRef(namespace string, ref RoleRef) ([]PolicyRule, er
 // stops when fn returns false.
 func (s *state) visit(u *request.User, namespace string, fn func(g grant) bool) {
 	hu := hashString(u.Name)
-	if !visitGrants(s.clusterUsers.get(hu, u.Name)).visit(u, fn) {
+	gs, _ := s.clusterUsers.get(hu, u.Name)
+	if !visitGrants(gs, u, fn) {
 		return
 	}
 	for _, group := range u.Groups {
-		if !visitGrants(s.clusterGroups.get(hashString(group), group)).visit(u, fn) {
+		gs, _ := s.clusterGroups.get(hashString(group), group)
+		if !visitGrants(gs, u, fn) {
 			return
 		}
 	}
@@ -379,22 +381,20 @@ func (s *state) visit(u *request.User, namespace string, fn func(g grant) bool) 
 		return
 	}
 	hns := hashString(namespace)
-	if !visitGrants(s.localUsers.get(hashPair(hns, hu), nsName{namespace, u.Name})).visit(u, fn) {
+	gs, _ = s.localUsers.get(hashPair(hns, hu), nsName{namespace, u.Name})
+	if !visitGrants(gs, u, fn) {
 		return
 	}
 	for _, group := range u.Groups {
-		if !visitGrants(s.localGroups.get(hashPair(hns, hashString(group)), nsName{namespace, group})).visit(u, fn) {
+		gs, _ := s.localGroups.get(hashPair(hns, hashString(group)), nsName{namespace, group})
+		if !visitGrants(gs, u, fn) {
 			return
 		}
 	}
 }
 
-// grants are one key's grants; visit them with fn, false if it stopped.
-type grants []grant
-
-func visitGrants(gs []grant, _ bool) grants { return gs }
-
-func (gs grants) visit(u *request.User, fn func(g grant) bool) bool {
+// visitGrants is visit over one key's grants; false if fn stopped it.
+func visitGrants(gs []grant, u *request.User, fn func(g grant) bool) bool {
 	for _, g := range gs {
 		if g.first(u) && !fn(g) {
 			return false
