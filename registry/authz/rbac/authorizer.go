@@ -64,9 +64,13 @@ type subjectKey struct {
 	name string
 }
 
-// binding is a RoleBinding (namespace set) or a ClusterRoleBinding.
+// binding is a RoleBinding or (cluster) a ClusterRoleBinding. A
+// RoleBinding's grants are indexed under its namespace, and are looked up
+// only for a request in that namespace, even if the namespace is empty
+// (an object the registry would not store).
 type binding struct {
-	namespace string
+	cluster   bool
+	namespace string // "" for a ClusterRoleBinding
 	name      string
 	subjects  []Subject
 	ref       RoleRef
@@ -134,7 +138,7 @@ func (z *Authorizer) DeleteClusterRole(name string) {
 
 // SetRoleBinding adds or replaces the RoleBinding of b's namespace and name.
 func (z *Authorizer) SetRoleBinding(b *RoleBinding) {
-	nb := newBinding(b.Metadata.Namespace, b.Metadata.Name, b.Subjects, b.RoleRef)
+	nb := newBinding(false, b.Metadata.Namespace, b.Metadata.Name, b.Subjects, b.RoleRef)
 	k := nsName{nb.namespace, nb.name}
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -161,7 +165,7 @@ func (z *Authorizer) DeleteRoleBinding(namespace, name string) {
 
 // SetClusterRoleBinding adds or replaces the ClusterRoleBinding of b's name.
 func (z *Authorizer) SetClusterRoleBinding(b *ClusterRoleBinding) {
-	nb := newBinding("", b.Metadata.Name, b.Subjects, b.RoleRef)
+	nb := newBinding(true, "", b.Metadata.Name, b.Subjects, b.RoleRef)
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	old := z.clusterRoleBindings[nb.name]
@@ -184,8 +188,8 @@ func (z *Authorizer) DeleteClusterRoleBinding(name string) {
 	}
 }
 
-func newBinding(namespace, name string, subjects []Subject, ref RoleRef) *binding {
-	b := &binding{namespace: namespace, name: name, subjects: subjects, ref: ref, allowed: make([]string, len(subjects))}
+func newBinding(cluster bool, namespace, name string, subjects []Subject, ref RoleRef) *binding {
+	b := &binding{cluster: cluster, namespace: namespace, name: name, subjects: subjects, ref: ref, allowed: make([]string, len(subjects))}
 	b.roleHash = hashString(ref.Name)
 	if ref.Kind == "Role" {
 		b.roleHash = hashPair(hashString(namespace), b.roleHash)
@@ -207,7 +211,7 @@ func (b *binding) describe(i int) string {
 		}
 		subject = fmt.Sprintf("%s %q", s.Kind, s.Name+"/"+ns)
 	}
-	if b.namespace == "" {
+	if b.cluster {
 		return fmt.Sprintf("ClusterRoleBinding %q of %s %q to %s", b.name, b.ref.Kind, b.ref.Name, subject)
 	}
 	return fmt.Sprintf("RoleBinding %q of %s %q to %s", b.name+"/"+b.namespace, b.ref.Kind, b.ref.Name, subject)
@@ -241,7 +245,7 @@ func key(s *Subject, ns string) (subjectKey, bool) {
 // modified).
 func (s *state) change(b *binding, k subjectKey, fn func([]grant) []grant) {
 	h := hashString(k.name)
-	if b.namespace == "" {
+	if b.cluster {
 		m := &s.clusterUsers
 		if k.kind == kindGroup {
 			m = &s.clusterGroups
@@ -358,7 +362,7 @@ func (s *state) rulesOf(b *binding, plural bool) ([]PolicyRule, error) {
 // *NotFoundError naming the plural resource (`roles.rbac.authorization.k8s.io
 // "x" not found`, which kube answers with 404).
 func (z *Authorizer) RulesOfRef(namespace string, ref RoleRef) ([]PolicyRule, error) {
-	return z.state.Load().rulesOf(newBinding(namespace, "", nil, ref), true)
+	return z.state.Load().rulesOf(newBinding(namespace == "", namespace, "", nil, ref), true)
 }
 
 // visit calls fn with each binding that applies to u in namespace, once
@@ -448,8 +452,11 @@ func (z *Authorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Dec
 // name.
 func sortGrants(gs []grant) {
 	slices.SortFunc(gs, func(x, y grant) int {
-		if c := cmp.Compare(x.b.namespace, y.b.namespace); c != 0 {
-			return c
+		if x.b.cluster != y.b.cluster {
+			if x.b.cluster {
+				return -1
+			}
+			return 1
 		}
 		return cmp.Compare(x.b.name, y.b.name)
 	})

@@ -295,3 +295,19 @@ func TestNilUser(t *testing.T) {
 		t.Errorf("got %v %q %v; want NoOpinion", d, reason, err)
 	}
 }
+
+// A RoleBinding with no namespace (which the registry would not store)
+// grants nothing, not cluster-wide rules.
+func TestRoleBindingWithoutNamespace(t *testing.T) {
+	z := New()
+	z.SetClusterRole(&ClusterRole{Metadata: ObjectMeta{Name: "r"}, Rules: []PolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}})
+	z.SetRoleBinding(&RoleBinding{Metadata: ObjectMeta{Name: "b"}, RoleRef: clusterRoleRef("r"), Subjects: []Subject{{Kind: UserKind, Name: "alice"}}})
+	a := nonRes("get", "/x")
+	a.User = user("alice")
+	if d, _, _ := z.Authorize(ctx, a); d != authz.NoOpinion {
+		t.Errorf("got %v; want NoOpinion", d)
+	}
+	if rules, _ := z.Rules(a.User, ""); len(rules) != 0 {
+		t.Errorf("Rules: got %v; want none", rules)
+	}
+}
