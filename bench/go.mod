@@ -14,11 +14,14 @@ require (
 	github.com/kapi-dev/kapi/storage/etcd3 v0.0.0-00010101000000-000000000000
 	go.etcd.io/etcd/client/v3 v3.7.0
 	go.etcd.io/etcd/server/v3 v3.7.0
+	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.0
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
 	k8s.io/client-go v0.37.2
+	k8s.io/component-helpers v0.0.0
 	k8s.io/klog/v2 v2.140.0
+	k8s.io/kubernetes v1.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	sigs.k8s.io/controller-runtime v0.25.2
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730
@@ -131,12 +134,51 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/api v0.37.2 // indirect
 	k8s.io/component-base v0.37.2 // indirect
+	k8s.io/controller-manager v0.0.0 // indirect
 	k8s.io/kms v0.37.2 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/streaming v0.37.2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
+)
+
+// k8s.io/kubernetes (bench/rbaccmp: kube's RBAC authorizer beside kapi's)
+// requires its staging modules at v0.0.0, which its own go.mod replaces
+// with directories; each is pinned here to its v0.37.2 release.
+replace (
+	k8s.io/api v0.0.0 => k8s.io/api v0.37.2
+	k8s.io/apiextensions-apiserver v0.0.0 => k8s.io/apiextensions-apiserver v0.37.2
+	k8s.io/apimachinery v0.0.0 => k8s.io/apimachinery v0.37.2
+	k8s.io/apiserver v0.0.0 => k8s.io/apiserver v0.37.2
+	k8s.io/cli-runtime v0.0.0 => k8s.io/cli-runtime v0.37.2
+	k8s.io/client-go v0.0.0 => k8s.io/client-go v0.37.2
+	k8s.io/cloud-provider v0.0.0 => k8s.io/cloud-provider v0.37.2
+	k8s.io/cluster-bootstrap v0.0.0 => k8s.io/cluster-bootstrap v0.37.2
+	k8s.io/code-generator v0.0.0 => k8s.io/code-generator v0.37.2
+	k8s.io/component-base v0.0.0 => k8s.io/component-base v0.37.2
+	k8s.io/component-helpers v0.0.0 => k8s.io/component-helpers v0.37.2
+	k8s.io/controller-manager v0.0.0 => k8s.io/controller-manager v0.37.2
+	k8s.io/cri-api v0.0.0 => k8s.io/cri-api v0.37.2
+	k8s.io/cri-client v0.0.0 => k8s.io/cri-client v0.37.2
+	k8s.io/cri-streaming v0.0.0 => k8s.io/cri-streaming v0.37.2
+	k8s.io/csi-translation-lib v0.0.0 => k8s.io/csi-translation-lib v0.37.2
+	k8s.io/dynamic-resource-allocation v0.0.0 => k8s.io/dynamic-resource-allocation v0.37.2
+	k8s.io/endpointslice v0.0.0 => k8s.io/endpointslice v0.37.2
+	k8s.io/externaljwt v0.0.0 => k8s.io/externaljwt v0.37.2
+	k8s.io/kms v0.0.0 => k8s.io/kms v0.37.2
+	k8s.io/kube-aggregator v0.0.0 => k8s.io/kube-aggregator v0.37.2
+	k8s.io/kube-controller-manager v0.0.0 => k8s.io/kube-controller-manager v0.37.2
+	k8s.io/kube-proxy v0.0.0 => k8s.io/kube-proxy v0.37.2
+	k8s.io/kube-scheduler v0.0.0 => k8s.io/kube-scheduler v0.37.2
+	k8s.io/kubectl v0.0.0 => k8s.io/kubectl v0.37.2
+	k8s.io/kubelet v0.0.0 => k8s.io/kubelet v0.37.2
+	k8s.io/metrics v0.0.0 => k8s.io/metrics v0.37.2
+	k8s.io/mount-utils v0.0.0 => k8s.io/mount-utils v0.37.2
+	k8s.io/pod-security-admission v0.0.0 => k8s.io/pod-security-admission v0.37.2
+	k8s.io/sample-apiserver v0.0.0 => k8s.io/sample-apiserver v0.37.2
+	k8s.io/sample-cli-plugin v0.0.0 => k8s.io/sample-cli-plugin v0.37.2
+	k8s.io/sample-controller v0.0.0 => k8s.io/sample-controller v0.37.2
+	k8s.io/streaming v0.0.0 => k8s.io/streaming v0.37.2
 )

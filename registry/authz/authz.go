@@ -199,7 +199,10 @@ type Rules struct {
 	Resource    []ResourceRule
 	NonResource []NonResourceRule
 	// Incomplete is set when the list may miss rules (an authorizer that
-	// cannot enumerate them, or a binding to a missing role); Err says why.
+	// cannot enumerate them); Err says why, or names what could not be
+	// resolved: kube's RBAC reports a binding to a missing role in Err
+	// alone, with Incomplete false, as SelfSubjectRulesReview's
+	// evaluationError.
 	Incomplete bool
 	Err        string
 }
