@@ -2,6 +2,8 @@ package protobuf
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -116,4 +118,45 @@ func TestBuiltinKindsPresence(t *testing.T) {
 			t.Errorf("%s %s: got % x; want % x", tt.md.Name(), tt.in, b, tt.want)
 		}
 	}
+}
+
+// FuzzUnmarshalBuiltinKinds is FuzzUnmarshal for the rbac.v1,
+// authorization.v1 and authentication.v1 kinds (kind picks the message),
+// with the ExtraValue string lists among them.
+func FuzzUnmarshalBuiltinKinds(f *testing.F) {
+	kinds := []protoreflect.MessageDescriptor{Role, ClusterRole, RoleBinding, ClusterRoleBinding, SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview, TokenReview, TokenRequest}
+	f.Add(uint8(0), mustMarshal(f, Role, `{"metadata":{"name":"r"},"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]}`))
+	f.Add(uint8(1), mustMarshal(f, ClusterRole, `{"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}},{}]}}`))
+	f.Add(uint8(2), mustMarshal(f, RoleBinding, `{"subjects":[{"kind":"User","name":"u"}],"roleRef":{"apiGroup":"","kind":"Role","name":"r"}}`))
+	f.Add(uint8(4), mustMarshal(f, SubjectAccessReview, `{"spec":{"extra":{"k":["a",""],"n":null},"resourceAttributes":{"fieldSelector":{"requirements":[{"key":"k","operator":"In"}]}}},"status":{"allowed":false}}`))
+	f.Add(uint8(7), mustMarshal(f, SelfSubjectRulesReview, `{"status":{"resourceRules":[{"verbs":["*"]}],"incomplete":false}}`))
+	f.Add(uint8(9), mustMarshal(f, TokenReview, `{"spec":{"token":"t"},"status":{"user":{"extra":{"k":["v"]}}}}`))
+	f.Add(uint8(10), mustMarshal(f, TokenRequest, `{"spec":{"expirationSeconds":0,"attestations":{"a":["x"]}},"status":{"expirationTimestamp":null}}`))
+	f.Add(uint8(4), []byte{0x12, 0x09, 0x2a, 0x07, 0x0a, 0x01, 'k', 0x12, 0x02, 0x08, 0x01})
+	f.Fuzz(func(t *testing.T, kind uint8, b []byte) {
+		md := kinds[int(kind)%len(kinds)]
+		obj, err := Unmarshal(md, b)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		b2, err := Marshal(md, obj)
+		if err != nil {
+			t.Fatalf("Marshal of what Unmarshal returned: %v", err)
+		}
+		obj2, err := Unmarshal(md, b2)
+		if err != nil {
+			t.Fatalf("Unmarshal of Marshal's output % x: %v", b2, err)
+		}
+		j1, _ := json.Marshal(obj)
+		j2, _ := json.Marshal(obj2)
+		if !bytes.Equal(j1, j2) {
+			t.Fatalf("round trip changed the object:\n%s\n%s", j1, j2)
+		}
+		if b3, err := Marshal(md, obj2); err != nil || !bytes.Equal(b2, b3) {
+			t.Fatalf("Marshal is not stable: % x\n% x (%v)", b2, b3, err)
+		}
+	})
 }
