@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/applyconfigurations"
+	"k8s.io/client-go/kubernetes/scheme"
+
 	kschema "github.com/kapi-dev/kapi/schema"
 )
 
@@ -182,4 +186,63 @@ func asJSON(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestSchemaBuiltinAuthFieldSets: the field sets server-side apply tracks
+// for a realistic object of each RBAC kind are the same under kapi's schema
+// as under client-go's (the structured-merge-diff schema k8s.io/client-go's
+// apply configurations ship, generated from kube's OpenAPI): lists and
+// structs are atomic or granular alike. (The review kinds are create-only;
+// client-go has no apply schema for them.)
+func TestSchemaBuiltinAuthFieldSets(t *testing.T) {
+	tc := applyconfigurations.NewTypeConverter(scheme.Scheme)
+	tests := []struct {
+		name string
+		kapi *kschema.Schema
+		obj  runtime.Object
+	}{
+		{"Role", kschema.Role(), pbwRole()},
+		{"ClusterRole", kschema.ClusterRole(), pbwClusterRole()},
+		{"RoleBinding", kschema.RoleBinding(), pbwRoleBinding()},
+		{"ClusterRoleBinding", kschema.ClusterRoleBinding(), pbwClusterRoleBinding()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gvks, _, err := scheme.Scheme.ObjectKinds(tt.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.obj.GetObjectKind().SetGroupVersionKind(gvks[0])
+			ref, err := tc.ObjectToTyped(tt.obj)
+			if err != nil {
+				t.Fatalf("client-go: %v", err)
+			}
+			want, err := ref.ToFieldSet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pt, err := tt.kapi.SMD()
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tt.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tv, err := pt.FromUnstructured(u)
+			if err != nil {
+				t.Fatalf("kapi: %v", err)
+			}
+			got, err := tv.ToFieldSet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equals(want) {
+				t.Errorf("field sets differ:\nonly kapi's:\n%s\nonly client-go's:\n%s", got.Difference(want), want.Difference(got))
+			}
+			if want.Size() < 5 {
+				t.Errorf("client-go's field set has %d fields; want a realistic object", want.Size())
+			}
+		})
+	}
 }
