@@ -16,7 +16,8 @@ import (
 var descriptorSet []byte
 
 // Files holds kapi's descriptors: meta.v1, runtime, intstr, resource and the
-// core.v1 messages kapi serves. It is kapi's own registry, not
+// core.v1, rbac.v1, authorization.v1 and authentication.v1 messages kapi
+// serves. It is kapi's own registry, not
 // protoregistry.GlobalFiles, so it never clashes with k8s.io/api linked into
 // the same program. Build descriptors of your own messages that import
 // "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with
@@ -38,11 +39,32 @@ var (
 	NamespaceList             protoreflect.MessageDescriptor // core.v1.NamespaceList
 	ConfigMap                 protoreflect.MessageDescriptor // core.v1.ConfigMap
 	ConfigMapList             protoreflect.MessageDescriptor // core.v1.ConfigMapList
+
+	Role                   protoreflect.MessageDescriptor // k8s.io.api.rbac.v1.Role
+	RoleList               protoreflect.MessageDescriptor // rbac.v1.RoleList
+	ClusterRole            protoreflect.MessageDescriptor // rbac.v1.ClusterRole
+	ClusterRoleList        protoreflect.MessageDescriptor // rbac.v1.ClusterRoleList
+	RoleBinding            protoreflect.MessageDescriptor // rbac.v1.RoleBinding
+	RoleBindingList        protoreflect.MessageDescriptor // rbac.v1.RoleBindingList
+	ClusterRoleBinding     protoreflect.MessageDescriptor // rbac.v1.ClusterRoleBinding
+	ClusterRoleBindingList protoreflect.MessageDescriptor // rbac.v1.ClusterRoleBindingList
+
+	SelfSubjectAccessReview  protoreflect.MessageDescriptor // k8s.io.api.authorization.v1.SelfSubjectAccessReview
+	SelfSubjectRulesReview   protoreflect.MessageDescriptor // authorization.v1.SelfSubjectRulesReview
+	SubjectAccessReview      protoreflect.MessageDescriptor // authorization.v1.SubjectAccessReview
+	LocalSubjectAccessReview protoreflect.MessageDescriptor // authorization.v1.LocalSubjectAccessReview
+
+	SelfSubjectReview protoreflect.MessageDescriptor // k8s.io.api.authentication.v1.SelfSubjectReview
+	TokenReview       protoreflect.MessageDescriptor // authentication.v1.TokenReview
+	TokenRequest      protoreflect.MessageDescriptor // authentication.v1.TokenRequest
 )
 
 const (
-	metaV1 = "k8s.io.apimachinery.pkg.apis.meta.v1."
-	coreV1 = "k8s.io.api.core.v1."
+	metaV1  = "k8s.io.apimachinery.pkg.apis.meta.v1."
+	coreV1  = "k8s.io.api.core.v1."
+	rbacV1  = "k8s.io.api.rbac.v1."
+	authzV1 = "k8s.io.api.authorization.v1."
+	authnV1 = "k8s.io.api.authentication.v1."
 )
 
 func init() {
@@ -69,6 +91,21 @@ func init() {
 		{&NamespaceList, coreV1 + "NamespaceList"},
 		{&ConfigMap, coreV1 + "ConfigMap"},
 		{&ConfigMapList, coreV1 + "ConfigMapList"},
+		{&Role, rbacV1 + "Role"},
+		{&RoleList, rbacV1 + "RoleList"},
+		{&ClusterRole, rbacV1 + "ClusterRole"},
+		{&ClusterRoleList, rbacV1 + "ClusterRoleList"},
+		{&RoleBinding, rbacV1 + "RoleBinding"},
+		{&RoleBindingList, rbacV1 + "RoleBindingList"},
+		{&ClusterRoleBinding, rbacV1 + "ClusterRoleBinding"},
+		{&ClusterRoleBindingList, rbacV1 + "ClusterRoleBindingList"},
+		{&SelfSubjectAccessReview, authzV1 + "SelfSubjectAccessReview"},
+		{&SelfSubjectRulesReview, authzV1 + "SelfSubjectRulesReview"},
+		{&SubjectAccessReview, authzV1 + "SubjectAccessReview"},
+		{&LocalSubjectAccessReview, authzV1 + "LocalSubjectAccessReview"},
+		{&SelfSubjectReview, authnV1 + "SelfSubjectReview"},
+		{&TokenReview, authnV1 + "TokenReview"},
+		{&TokenRequest, authnV1 + "TokenRequest"},
 	} {
 		*d.v = mustMessage(d.name)
 	}

@@ -59,21 +59,36 @@
 //	runtime.RawExtension  any JSON value, kept as its JSON bytes in raw
 //	resource.Quantity     "100m" (as given; not canonicalised)
 //	intstr.IntOrString    80 or "http"
+//	ExtraValue            ["a", "b"]: authentication.v1 and authorization.v1
+//	                      ExtraValue, authentication.v1 AttestationValue
+//	                      (repeated string items = 1; empty is null, as Go's nil)
 //
 // bytes fields and map<string, bytes> values are standard base64 strings, as
 // encoding/json writes []byte.
 //
 // # Descriptors
 //
-// [Files] holds kapi's descriptors (meta.v1, runtime, intstr, resource and
-// the core.v1 Namespace and ConfigMap messages), compiled from proto/ into
-// the committed descriptors.binpb by `make proto`; building needs no protoc.
-// The .proto files keep Kubernetes' file paths, so a user's own .proto that
-// imports "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" resolves
-// against Files. kapi's core/v1 file holds only Namespace and ConfigMap: a
-// user who needs other core/v1 messages compiles k8s.io/api's whole
-// core/v1 generated.proto against a registry made of Files without
-// "k8s.io/api/core/v1/generated.proto" (same path, same names).
+// [Files] holds kapi's descriptors, compiled from proto/ into the committed
+// descriptors.binpb by `make proto`; building needs no protoc:
+//
+//	meta.v1, runtime, intstr, resource
+//	core.v1               Namespace, ConfigMap (and their lists)
+//	rbac.v1               Role, ClusterRole, RoleBinding, ClusterRoleBinding (and their lists)
+//	authorization.v1      SubjectAccessReview, LocalSubjectAccessReview,
+//	                      SelfSubjectAccessReview, SelfSubjectRulesReview
+//	authentication.v1     TokenReview, SelfSubjectReview, TokenRequest
+//
+// Each kind's descriptor is a variable of this package ([Role],
+// [TokenReview], ...). The .proto files are hand-written from k8s.io/api's,
+// proto3 with Kubernetes' package, message names and field numbers (the
+// conformance module checks the bytes against k8s.io/api's generated code),
+// and keep Kubernetes' file paths, so a user's own .proto that imports
+// "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" resolves against
+// Files. kapi's core/v1 file holds only Namespace and ConfigMap: a user who
+// needs other core/v1 messages compiles k8s.io/api's whole core/v1
+// generated.proto against a registry made of Files without
+// "k8s.io/api/core/v1/generated.proto" (same path, same names); likewise for
+// the other groups.
 //
 // Everything here is safe for concurrent use.
 package protobuf

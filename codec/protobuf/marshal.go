@@ -91,7 +91,7 @@ func (f *field) append(dst []byte, v any, depth int) ([]byte, *Error) {
 // nullMessage reports whether a special message reads back as JSON null when
 // empty.
 func nullMessage(s special) bool {
-	return s == timeMsg || s == microTime || s == rawExt || s == fieldsV1
+	return s == timeMsg || s == microTime || s == rawExt || s == fieldsV1 || s == stringList
 }
 
 func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {

@@ -564,7 +564,10 @@ func TestConcurrentTables(t *testing.T) {
 }
 
 func TestDescriptors(t *testing.T) {
-	for _, md := range []protoreflect.MessageDescriptor{ObjectMeta, Status, DeleteOptions, PartialObjectMetadata, PartialObjectMetadataList, WatchEvent, Namespace, NamespaceList, ConfigMap, ConfigMapList} {
+	for _, md := range []protoreflect.MessageDescriptor{ObjectMeta, Status, DeleteOptions, PartialObjectMetadata, PartialObjectMetadataList, WatchEvent, Namespace, NamespaceList, ConfigMap, ConfigMapList,
+		Role, RoleList, ClusterRole, ClusterRoleList, RoleBinding, RoleBindingList, ClusterRoleBinding, ClusterRoleBindingList,
+		SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview, LocalSubjectAccessReview,
+		SelfSubjectReview, TokenReview, TokenRequest} {
 		if md == nil {
 			t.Fatal("nil descriptor")
 		}

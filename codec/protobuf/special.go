@@ -91,12 +91,68 @@ func appendSpecial(dst []byte, s special, v any) ([]byte, *Error) {
 			return nil, invalidf("cannot encode as JSON: %v", err)
 		}
 		return appendBytes(dst, 1, raw), nil
+	case stringList:
+		switch l := v.(type) {
+		case []string:
+			for _, e := range l {
+				dst = appendString(dst, 1, e)
+			}
+			return dst, nil
+		case []any:
+			for i, e := range l {
+				if e == nil {
+					e = "" // encoding/json reads null into a string as ""
+				}
+				str, ok := e.(string)
+				if !ok {
+					return nil, mismatch("string", e).under("[" + strconv.Itoa(i) + "]")
+				}
+				dst = appendString(dst, 1, str)
+			}
+			return dst, nil
+		}
+		return nil, mismatch("array of strings", v)
 	}
 	panic("protobuf: not a special message")
 }
 
+// decodeStringList reads a stringList message: every field 1 in order; an
+// empty one is null, as Go's nil slice.
+func decodeStringList(d *decoder, b []byte) (any, *Error) {
+	var out []any
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, wireError(n)
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.BytesType {
+			var s []byte
+			s, n = consumeBytes(b)
+			if n >= 0 {
+				out = append(out, d.str(s))
+			}
+		} else if num == 1 {
+			return nil, invalidf("wrong wire type %d for a field of type string", typ)
+		} else {
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return nil, wireError(n)
+		}
+		b = b[n:]
+	}
+	if out == nil {
+		return nil, nil
+	}
+	return out, nil
+}
+
 // decodeSpecial reads the body b of a special message into its JSON value.
 func decodeSpecial(d *decoder, s special, b []byte) (any, *Error) {
+	if s == stringList {
+		return decodeStringList(d, b)
+	}
 	var ints [4]int64 // the varint fields 1..3, by number
 	var strs [4][]byte
 	for rest := b; len(rest) > 0; {

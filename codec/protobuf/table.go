@@ -20,6 +20,7 @@ const (
 	rawExt              // runtime.RawExtension: JSON value kept as JSON bytes
 	quantity            // resource.Quantity: string
 	intOrString         // intstr.IntOrString: number or string
+	stringList          // a named []string (ExtraValue): an array of strings, repeated string items = 1
 )
 
 var specials = map[protoreflect.FullName]special{
@@ -30,6 +31,11 @@ var specials = map[protoreflect.FullName]special{
 	"k8s.io.apimachinery.pkg.runtime.RawExtension":    rawExt,
 	"k8s.io.apimachinery.pkg.api.resource.Quantity":   quantity,
 	"k8s.io.apimachinery.pkg.util.intstr.IntOrString": intOrString,
+	// Go's named []string types, which gogo encodes as a message of one
+	// repeated string (field 1, "items") and encoding/json as an array.
+	"k8s.io.api.authentication.v1.ExtraValue":       stringList,
+	"k8s.io.api.authentication.v1.AttestationValue": stringList,
+	"k8s.io.api.authorization.v1.ExtraValue":        stringList,
 }
 
 // message is the precomputed table of one message descriptor: built once,
