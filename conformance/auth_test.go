@@ -16,6 +16,12 @@ import (
 	"testing"
 	"time"
 
+	authnv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 )
 
@@ -33,6 +39,12 @@ alice-token,alice,uid-alice,"dev,qa"
 // client certificates; it returns the server and the CA of its serving
 // certificate.
 func authServer(t *testing.T, auth server.Auth) (*httptest.Server, []byte) {
+	srv, ca, _ := authServerLog(t, auth)
+	return srv, ca
+}
+
+// authServerLog is authServer with the log of the requests it answered.
+func authServerLog(t *testing.T, auth server.Auth) (*httptest.Server, []byte, *requestLog) {
 	t.Helper()
 	reg, err := server.New(withStorage(t, server.Options{Auth: auth}))
 	if err != nil {
@@ -42,11 +54,12 @@ func authServer(t *testing.T, auth server.Auth) (*httptest.Server, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(reg)
+	log := &requestLog{}
+	srv := httptest.NewUnstartedServer(log.wrap(reg))
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequestClientCert}
 	srv.StartTLS()
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
-	return srv, caPEM
+	return srv, caPEM, log
 }
 
 func writeTemp(t *testing.T, name string, b []byte) string {
@@ -83,29 +96,43 @@ func TestKubectlBearerToken(t *testing.T) {
 		t.Errorf("kubectl auth can-i (AlwaysAllow): got %q; want yes", out)
 	}
 
-	for name, creds := range map[string]server.Credentials{
-		"no credentials": {CertificateAuthPEM: ca},
-		"unknown token":  {Token: "nope", CertificateAuthPEM: ca},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, stderr, err := kubectlAs(t, srv.URL, creds).run("get", "configmaps")
-			if err == nil || !strings.Contains(err.Error()+stderr, "Unauthorized") {
-				t.Errorf("got err %v, stderr %s; want 401 Unauthorized", err, stderr)
-			}
-		})
+	// kubectl's words for kube's 401.
+	_, stderr, err := kubectlAs(t, srv.URL, server.Credentials{Token: "nope", CertificateAuthPEM: ca}).run("get", "configmaps")
+	if err == nil || !strings.Contains(err.Error()+stderr, "You must be logged in to the server") {
+		t.Errorf("unknown token: got err %v, stderr %s; want kubectl's 401", err, stderr)
+	}
+	// Without credentials kubectl would prompt for a password; client-go
+	// sends the request as is.
+	cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+	_, err = kubernetes.NewForConfigOrDie(cfg).CoreV1().ConfigMaps("default").List(testContext(t), metav1.ListOptions{})
+	if !apierrors.IsUnauthorized(err) || err.Error() != "Unauthorized" {
+		t.Errorf("no credentials: got %v; want kube's 401 Unauthorized", err)
 	}
 }
 
 func TestKubectlImpersonation(t *testing.T) {
-	srv, ca := authServer(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(tokenFile))})
+	srv, ca, log := authServerLog(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(tokenFile))})
 	admin := kubectlAs(t, srv.URL, server.Credentials{Token: "admin-token", CertificateAuthPEM: ca})
 	out := admin.mustRun(t, "auth", "whoami", "--as=carol", "--as-group=g1", "-o", "jsonpath={.status.userInfo.username} {.status.userInfo.groups}")
 	if out != `carol ["g1","system:authenticated"]` {
 		t.Errorf("kubectl auth whoami --as=carol --as-group=g1: got %q", out)
 	}
-	anon := kubectlAs(t, srv.URL, server.Credentials{CertificateAuthPEM: ca})
-	if out := anon.mustRun(t, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); out != "system:anonymous" {
-		t.Errorf("kubectl auth whoami without credentials, anonymous on: got %q", out)
+	// Without credentials, anonymous on (client-go: kubectl would prompt).
+	cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+	ssr, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(testContext(t), &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || ssr.Status.UserInfo.Username != "system:anonymous" || strings.Join(ssr.Status.UserInfo.Groups, ",") != "system:unauthenticated" {
+		t.Errorf("SelfSubjectReview without credentials, anonymous on: got %+v, %v", ssr, err)
+	}
+	// kubectl and the typed client, in their default configuration, speak
+	// protobuf to the review resources.
+	reviews := log.matching(func(r request) bool { return r.Method == "POST" && strings.HasSuffix(r.Path, "/selfsubjectreviews") })
+	for _, r := range reviews {
+		if r.Status != 201 || r.ContentType != "application/vnd.kubernetes.protobuf" {
+			t.Errorf("%v; want 201 in protobuf", r)
+		}
+	}
+	if len(reviews) != 2 {
+		t.Errorf("got %d SelfSubjectReviews; want 2", len(reviews))
 	}
 }
 
@@ -124,7 +151,7 @@ func TestKubectlClientCertificate(t *testing.T) {
 	other, otherKey := newCA(t)
 	certPEM, keyPEM = newClientCert(t, other, otherKey, "mallory")
 	_, stderr, err := kubectlAs(t, srv.URL, server.Credentials{ClientCertPEM: certPEM, ClientKeyPEM: keyPEM, CertificateAuthPEM: serving}).run("get", "configmaps")
-	if err == nil || !strings.Contains(err.Error()+stderr, "Unauthorized") {
+	if err == nil || !strings.Contains(err.Error()+stderr, "You must be logged in to the server") {
 		t.Errorf("a certificate of another CA: got err %v, stderr %s; want 401 Unauthorized", err, stderr)
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"sort"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/request"
+	"github.com/kapi-dev/kapi/schema"
 )
 
 // The review resources (EXT-8, EXT-11): questions to the server that are
@@ -62,19 +65,18 @@ func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
 
 // reviewResources are the review resources of r.
 func (r *Registry) reviewResources() []*Resource {
-	authorization := func(kind, plural string, namespaced bool, review func(context.Context, Object) (Object, error)) *Resource {
-		return &Resource{Group: "authorization.k8s.io", Version: "v1", Kind: kind, Plural: plural, Namespaced: namespaced, Review: review}
+	type review = func(context.Context, Object) (Object, error)
+	res := func(group, kind, plural string, namespaced bool, md protoreflect.MessageDescriptor, s *schema.Schema, f review) *Resource {
+		return &Resource{Group: group, Version: "v1", Kind: kind, Plural: plural, Namespaced: namespaced, Protobuf: md, Schema: s, Review: f}
 	}
-	authentication := func(kind, plural string, review func(context.Context, Object) (Object, error)) *Resource {
-		return &Resource{Group: "authentication.k8s.io", Version: "v1", Kind: kind, Plural: plural, Review: review}
-	}
+	const authorization, authentication = "authorization.k8s.io", "authentication.k8s.io"
 	return []*Resource{
-		authorization("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, r.selfSubjectAccessReview),
-		authorization("SelfSubjectRulesReview", "selfsubjectrulesreviews", false, r.selfSubjectRulesReview),
-		authorization("SubjectAccessReview", "subjectaccessreviews", false, r.subjectAccessReview),
-		authorization("LocalSubjectAccessReview", "localsubjectaccessreviews", true, r.localSubjectAccessReview),
-		authentication("SelfSubjectReview", "selfsubjectreviews", r.selfSubjectReview),
-		authentication("TokenReview", "tokenreviews", r.tokenReview),
+		res(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false, protobuf.SelfSubjectAccessReview, schema.SelfSubjectAccessReview(), r.selfSubjectAccessReview),
+		res(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false, protobuf.SelfSubjectRulesReview, schema.SelfSubjectRulesReview(), r.selfSubjectRulesReview),
+		res(authorization, "SubjectAccessReview", "subjectaccessreviews", false, protobuf.SubjectAccessReview, schema.SubjectAccessReview(), r.subjectAccessReview),
+		res(authorization, "LocalSubjectAccessReview", "localsubjectaccessreviews", true, protobuf.LocalSubjectAccessReview, schema.LocalSubjectAccessReview(), r.localSubjectAccessReview),
+		res(authentication, "SelfSubjectReview", "selfsubjectreviews", false, protobuf.SelfSubjectReview, schema.SelfSubjectReview(), r.selfSubjectReview),
+		res(authentication, "TokenReview", "tokenreviews", false, protobuf.TokenReview, schema.TokenReview(), r.tokenReview),
 	}
 }
 
