@@ -100,10 +100,14 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 		delete(obj, "status")
 	}
 	if res.Strategy.Default != nil {
-		res.Strategy.Default(obj)
+		if err := res.Strategy.Default(ctx, obj); err != nil {
+			return err
+		}
 	}
 	if res.Strategy.PrepareForCreate != nil {
-		res.Strategy.PrepareForCreate(ctx, obj)
+		if err := res.Strategy.PrepareForCreate(ctx, obj); err != nil {
+			return err
+		}
 	}
 	if err := checkRepresentable(res, obj); err != nil {
 		return err
@@ -126,9 +130,8 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 
 func (r *Registry) validateMeta(res *Resource, obj Object) []FieldError {
 	return validation.ValidateObjectMeta(obj.Meta(), validation.MetaOptions{
-		Namespaced:  res.Namespaced,
-		NameIsLabel: res.isNamespace(),
-		NameFunc:    res.Strategy.ValidateName,
+		Namespaced: res.Namespaced,
+		NameFunc:   res.Strategy.ValidateName,
 	})
 }
 
@@ -178,10 +181,14 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 		}
 	}
 	if res.Strategy.Default != nil {
-		res.Strategy.Default(obj)
+		if err := res.Strategy.Default(ctx, obj); err != nil {
+			return nil, err
+		}
 	}
 	if res.Strategy.PrepareForUpdate != nil {
-		res.Strategy.PrepareForUpdate(ctx, obj, old)
+		if err := res.Strategy.PrepareForUpdate(ctx, obj, old); err != nil {
+			return nil, err
+		}
 	}
 	if res.Generation && specChanged(obj, old) {
 		meta["generation"] = generation(old) + 1

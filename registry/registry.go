@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/gc"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/schema"
@@ -46,6 +47,11 @@ type Options struct {
 	// ownerReferences (gc.go), and with it the orphan and
 	// foregroundDeletion finalizers a delete would add.
 	DisableGarbageCollection bool
+	// Admission is the admission chain every write goes through, the
+	// registry's own included (pipeline.go): mutating hooks before the
+	// strategy, validating hooks before storage. The zero chain admits
+	// everything, at no cost.
+	Admission admission.Chain
 }
 
 // Version is the /version document.
@@ -114,7 +120,7 @@ func New(opts Options) (*Registry, error) {
 		resources: map[string]*Resource{},
 		groups:    map[string]map[string]*groupVer{},
 	}
-	r.ns = namespaceResource()
+	r.ns = namespaceResource(r)
 	if err := r.Register(r.ns); err != nil {
 		return nil, err
 	}
