@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"errors"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
@@ -204,10 +203,4 @@ func warnAll(ctx context.Context, a *admission.Attributes) {
 	for _, w := range a.Warnings() {
 		Warn(ctx, w)
 	}
-}
-
-// isAdmission reports whether err is an admission denial.
-func isAdmission(err error) bool {
-	var e *admission.Error
-	return errors.As(err, &e)
 }
