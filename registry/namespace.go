@@ -40,6 +40,19 @@ func namespaceResource(r *Registry) *Resource {
 				obj.set("status.phase", "Active")
 				return nil
 			},
+			// The finalize subresource alone changes spec.finalizers (kube's
+			// namespace and finalize strategies).
+			PrepareForUpdate: func(ctx context.Context, obj, old Object) error {
+				if info, ok := apirequest.InfoFrom(ctx); ok && info.Resource == "namespaces" && info.Subresource == "finalize" {
+					return nil
+				}
+				if v, ok := old.lookup("spec.finalizers"); ok {
+					obj.set("spec.finalizers", deepCopy(v))
+				} else if spec, ok := obj["spec"].(map[string]any); ok {
+					delete(spec, "finalizers")
+				}
+				return nil
+			},
 			ValidateName: validation.IsDNS1123Label,
 			ValidateDelete: func(_ context.Context, obj Object) error {
 				if obj.Name() == "default" {
@@ -151,6 +164,8 @@ func (r *Registry) finalizeNamespace(ctx context.Context, ns string) {
 		}
 	}
 	ctx = apirequest.WithUser(ctx, namespaceControllerUser)
+	ctx = apirequest.WithInfo(ctx, &apirequest.Info{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1",
+		Resource: "namespaces", Name: ns, Subresource: "finalize", Path: "/api/v1/namespaces/" + ns + "/finalize", Parts: []string{"namespaces", ns, "finalize"}})
 	_, err := r.commit(ctx, &writeRequest{res: r.ns, op: admission.Update, name: ns, sub: "finalize",
 		o: writeOptions{manager: controllerManager}, options: "UpdateOptions",
 		object: func(old Object, _ storage.Object) (Object, error) {

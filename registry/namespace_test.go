@@ -1,8 +1,18 @@
 package registry_test
 
 import (
+	"slices"
 	"testing"
 )
+
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, len(l))
+	for i, x := range l {
+		out[i], _ = x.(string)
+	}
+	return out
+}
 
 func TestNamespaces(t *testing.T) {
 	s := newServer(t)
@@ -37,6 +47,13 @@ func TestNamespaces(t *testing.T) {
 	// Still terminating while an object with a finalizer remains.
 	if got := s.must(200, "GET", "/api/v1/namespaces/team", nil); str(got, "status.phase") != "Terminating" {
 		t.Errorf("namespace with a remaining object: got %v; want Terminating", got)
+	}
+	// spec.finalizers are the namespace controller's (the finalize
+	// subresource): an update keeps them, and the namespace.
+	got := s.must(200, "GET", "/api/v1/namespaces/team", nil)
+	got["spec"] = map[string]any{"finalizers": []any{}}
+	if got := s.must(200, "PUT", "/api/v1/namespaces/team", got); !slices.Equal(strs(path(got, "spec.finalizers")), []string{"kubernetes"}) {
+		t.Errorf("update of spec.finalizers: got %v; want [kubernetes] kept", path(got, "spec.finalizers"))
 	}
 	r := s.do("POST", team, widget("late", nil, nil))
 	if r.code != 403 || r.obj(t)["reason"] != "Forbidden" {
