@@ -235,6 +235,12 @@ var errHasFinalizers = errors.New("registry: object has finalizers")
 // finalizer. gone reports which happened. It is the pipeline's DELETE
 // (pipeline.go): admission sees the stored object as OldObject.
 func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
+	return r.commit(ctx, &writeRequest{res: res, op: admission.Delete, ns: ns, name: name, del: o})
+}
+
+// commitDelete is the pipeline's DELETE.
+func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj storage.Object, gone bool, err error) {
+	res, ns, name, o := w.res, w.ns, w.name, w.del
 	key := res.objectKey(ns, name)
 	if o.ignoreReadError {
 		if err := r.admitDelete(ctx, res, ns, name, nil, o); err != nil {

@@ -75,7 +75,7 @@ func (g gcRegistry) Delete(ctx context.Context, res gc.Resource, ns, name string
 
 func (g gcRegistry) Update(ctx context.Context, res gc.Resource, ns, name string, edit func(obj map[string]any) bool) error {
 	ctx = apirequest.WithUser(ctx, gcUser)
-	_, err := g.r.commit(ctx, &writeRequest{res: res.(gcResource).res, op: admission.Update, ns: ns, name: name,
+	_, _, err := g.r.commit(ctx, &writeRequest{res: res.(gcResource).res, op: admission.Update, ns: ns, name: name,
 		o: writeOptions{manager: controllerManager}, options: "PatchOptions",
 		object: func(old Object, _ storage.Object) (Object, error) {
 			next := old.deepCopy()

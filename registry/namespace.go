@@ -166,7 +166,7 @@ func (r *Registry) finalizeNamespace(ctx context.Context, ns string) {
 	ctx = apirequest.WithUser(ctx, namespaceControllerUser)
 	ctx = apirequest.WithInfo(ctx, &apirequest.Info{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1",
 		Resource: "namespaces", Name: ns, Subresource: "finalize", Path: "/api/v1/namespaces/" + ns + "/finalize", Parts: []string{"namespaces", ns, "finalize"}})
-	_, err := r.commit(ctx, &writeRequest{res: r.ns, op: admission.Update, name: ns, sub: "finalize",
+	_, _, err := r.commit(ctx, &writeRequest{res: r.ns, op: admission.Update, name: ns, sub: "finalize",
 		o: writeOptions{manager: controllerManager}, options: "UpdateOptions",
 		object: func(old Object, _ storage.Object) (Object, error) {
 			before := specFinalizers(old)

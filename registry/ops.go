@@ -82,7 +82,7 @@ func (r *Registry) list(ctx context.Context, res *Resource, ns string, opts stor
 const generateNameRetries = 8
 
 func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Object, o writeOptions) (storage.Object, error) {
-	return r.commit(ctx, &writeRequest{res: res, op: admission.Create, ns: ns, name: obj.Name(), o: o, options: "CreateOptions",
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Create, ns: ns, name: obj.Name(), o: o, options: "CreateOptions",
 		object: func(Object, storage.Object) (Object, error) {
 			if err := normalise(ctx, res, obj, normalisation{ns: ns, o: o, refuse: cannotHandle(res)}); err != nil {
 				return nil, err
@@ -154,7 +154,7 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 		return storage.Object{}, errBadRequest("metadata.resourceVersion: %v", err)
 	}
 	hooks := !r.opts.Admission.Empty()
-	return r.commit(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "UpdateOptions",
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "UpdateOptions",
 		object: func(old Object, cur storage.Object) (Object, error) {
 			if want == 0 && res.RequireResourceVersion {
 				// kube's BeforeUpdate names the resource, not the kind, here.
@@ -198,7 +198,7 @@ func attemptCopy(res *Resource, obj Object, hooks bool) Object {
 
 // patchObject applies a JSON or merge patch to the object or its status.
 func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub, patchType string, body []byte, o writeOptions) (storage.Object, error) {
-	return r.commit(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
 		object: func(old Object, cur storage.Object) (Object, error) {
 			patched, err := applyPatch(res, patchType, jsonobj.WithRV(cur.Value, cur.Revision), body)
 			if err != nil {
@@ -255,7 +255,7 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 			obj := Object(merged)
 			return obj, normalise(ctx, res, obj, n) // obj is this attempt's own
 		}}
-	out, err = r.commit(ctx, w)
+	out, _, err = r.commit(ctx, w)
 	if !storage.IsNotFound(err) || sub != "" {
 		return out, false, err
 	}
@@ -274,7 +274,7 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 		}
 		return obj, r.checkNamespaceActive(ctx, res, obj)
 	}
-	out, err = r.commit(ctx, w)
+	out, _, err = r.commit(ctx, w)
 	return out, err == nil, err
 }
 

@@ -12,8 +12,8 @@ import (
 // The write pipeline. Every write — create, update, each patch type,
 // apply, status, scale, delete, deletecollection, and the writes kapi
 // makes itself (the garbage collector's, namespace emptying and
-// finalization) — goes through commit (create and update) or delete,
-// and through the same stages in the same order:
+// finalization) — goes through commit, and through the same stages in
+// the same order:
 //
 //	mutating admission → strategy (defaults, prepare) → validation
 //	(schema, CEL, strategy) → managedFields → validating admission →
@@ -23,8 +23,13 @@ import (
 // the body (create, update), apply a patch or an apply configuration to
 // the stored object (patch, apply, scale; once per storage attempt), or
 // edit the stored object (the garbage collector, namespace finalization).
-// Errors stay typed (admission.Error, storage's, FieldErrors) until the
-// edge, where toStatus makes the Status.
+// A DELETE has no new object: its stages are admission with the stored
+// object as OldObject, the strategy's ValidateDelete, and, when the object
+// stays to be finalized, PrepareForDelete (commitDelete, delete.go).
+// Errors keep their type: where the pipeline gives one its Status (the
+// in-process Client returns *StatusError), the StatusError unwraps to the
+// error it was made from, so errors.Is and errors.As still see a storage
+// error or an *admission.Error.
 
 // The users kapi's own writes are made as: kube's controllers'.
 var (
@@ -34,10 +39,10 @@ var (
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", apirequest.AllAuthenticated}}
 )
 
-// writeRequest is one create or update through the pipeline.
+// writeRequest is one write through the pipeline.
 type writeRequest struct {
 	res           *Resource
-	op            admission.Operation // Create or Update
+	op            admission.Operation // Create, Update or Delete
 	ns, name, sub string
 	o             writeOptions
 	// options is the kind of the write's options for admission:
@@ -48,13 +53,32 @@ type writeRequest struct {
 	// is nil), from the stored state in each attempt of an update. It is
 	// the caller's to change.
 	object func(old Object, cur storage.Object) (Object, error)
+	// del are a delete's options (o is then unused).
+	del deleteOptions
 }
 
-// commit runs a create or update through the pipeline.
-func (r *Registry) commit(ctx context.Context, w *writeRequest) (storage.Object, error) {
-	if w.op == admission.Create {
-		return r.commitCreate(ctx, w)
+// commit runs a write through the pipeline: the one function every write
+// goes through. gone reports whether a delete removed the object (false
+// when it only marked it for deletion, and for creates and updates).
+func (r *Registry) commit(ctx context.Context, w *writeRequest) (out storage.Object, gone bool, err error) {
+	switch w.op {
+	case admission.Create:
+		out, err = r.commitCreate(ctx, w)
+	case admission.Delete:
+		out, gone, err = r.commitDelete(ctx, w)
+	default:
+		out, err = r.commitUpdate(ctx, w)
 	}
+	return out, gone, err
+}
+
+// commitObject is commit for a create or update.
+func (r *Registry) commitObject(ctx context.Context, w *writeRequest) (storage.Object, error) {
+	out, _, err := r.commit(ctx, w)
+	return out, err
+}
+
+func (r *Registry) commitUpdate(ctx context.Context, w *writeRequest) (storage.Object, error) {
 	return r.write(ctx, w.res, w.ns, w.name, w.o, func(old Object, cur storage.Object) (Object, error) {
 		obj, err := w.object(old, cur)
 		if err != nil {

@@ -131,7 +131,7 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 	if method == http.MethodPatch {
 		options = "PatchOptions"
 	}
-	return r.commit(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: options,
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: options,
 		object: func(old Object, cur storage.Object) (Object, error) {
 			in := body
 			if method == http.MethodPatch {
