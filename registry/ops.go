@@ -82,13 +82,13 @@ func (r *Registry) list(ctx context.Context, res *Resource, ns string, opts stor
 const generateNameRetries = 8
 
 func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Object, o writeOptions) (storage.Object, error) {
-	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Create, ns: ns, name: obj.Name(), o: o, options: "CreateOptions",
-		object: func(Object, storage.Object) (Object, error) {
-			if err := normalise(ctx, res, obj, normalisation{ns: ns, o: o, refuse: cannotHandle(res)}); err != nil {
-				return nil, err
-			}
-			return obj, r.checkNamespaceActive(ctx, res, obj)
-		}})
+	if err := normalise(ctx, res, obj, normalisation{ns: ns, o: o, refuse: cannotHandle(res)}); err != nil {
+		return storage.Object{}, err
+	}
+	if err := r.checkNamespaceActive(ctx, res, obj); err != nil {
+		return storage.Object{}, err
+	}
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Create, ns: ns, name: obj.Name(), o: o, options: "CreateOptions", obj: obj})
 }
 
 // normalisation says how normalise checks a request object.

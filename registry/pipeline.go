@@ -49,9 +49,11 @@ type writeRequest struct {
 	// "CreateOptions", "UpdateOptions" or "PatchOptions".
 	options string
 	force   bool // an apply's force option
-	// object makes the request's object: from the body on create (old
-	// is nil), from the stored state in each attempt of an update. It is
-	// the caller's to change.
+	// obj is a create's object, when object is nil.
+	obj Object
+	// object makes the request's object: once on create (old is nil),
+	// from the stored state in each attempt of an update. It is the
+	// pipeline's to change.
 	object func(old Object, cur storage.Object) (Object, error)
 	// del are a delete's options (o is then unused).
 	del deleteOptions
@@ -78,13 +80,14 @@ func (r *Registry) commitObject(ctx context.Context, w *writeRequest) (storage.O
 	return out, err
 }
 
-func (r *Registry) commitUpdate(ctx context.Context, w *writeRequest) (storage.Object, error) {
+func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage.Object, error) {
+	w := *req // the attempts' closure keeps its own copy: req stays on the caller's stack
 	return r.write(ctx, w.res, w.ns, w.name, w.o, func(old Object, cur storage.Object) (Object, error) {
 		obj, err := w.object(old, cur)
 		if err != nil {
 			return nil, err
 		}
-		a := r.attributes(ctx, w, obj, old)
+		a := r.attributes(ctx, &w, obj, old)
 		if err := r.admit(ctx, a); err != nil {
 			return nil, err
 		}
@@ -108,10 +111,12 @@ func (r *Registry) commitUpdate(ctx context.Context, w *writeRequest) (storage.O
 }
 
 func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.Object, error) {
-	res := w.res
-	obj, err := w.object(nil, storage.Object{})
-	if err != nil {
-		return storage.Object{}, err
+	res, obj := w.res, w.obj
+	if w.object != nil {
+		var err error
+		if obj, err = w.object(nil, storage.Object{}); err != nil {
+			return storage.Object{}, err
+		}
 	}
 	a := r.attributes(ctx, w, obj, nil)
 	if err := r.admit(ctx, a); err != nil {
