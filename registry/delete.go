@@ -233,7 +233,9 @@ var errHasFinalizers = errors.New("registry: object has finalizers")
 // foregroundDeletion) and the kind's own (Strategy.Finalizers): it then
 // gets deletionTimestamp and stays until the update that removes its last
 // finalizer. gone reports which happened. It is the pipeline's DELETE
-// (pipeline.go): admission sees the stored object as OldObject.
+// (pipeline.go, commitDelete): admission sees the stored object as
+// OldObject, once per attempt (an attempt is repeated when a finalizer
+// appears meanwhile).
 func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
 	return r.commit(ctx, &writeRequest{res: res, op: admission.Delete, ns: ns, name: name, del: o})
 }
@@ -275,7 +277,7 @@ func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj stora
 			Preconditions: o.preconditions,
 			Validate: func(c storage.Object) error {
 				if c.Revision != cur.Revision {
-					if x, err := decodeStored(c.Value, c.Revision); err == nil && len(x.Finalizers()) > 0 {
+					if x, err := decodeStored(c.Value, c.Revision); err == nil && (len(x.Finalizers()) > 0 || res.ownFinalizers(ctx, x)) {
 						return errHasFinalizers
 					}
 				}
