@@ -13,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/registry/admission"
+	apirequest "github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
@@ -193,6 +194,54 @@ func TestAdmissionSeesEveryWrite(t *testing.T) {
 				t.Errorf("got calls\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(st.want, "\n\t"))
 			}
 		})
+	}
+}
+
+// EXT-2: the attributes carry the request's user and options.
+func TestAdmissionAttributes(t *testing.T) {
+	var got []admission.Attributes
+	var mu sync.Mutex
+	see := &admission.Hook{Check: func(_ context.Context, a *admission.Attributes) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, *a)
+		return nil
+	}}
+	s := newAdmissionServer(t, admission.Chain{Validating: []admission.Validator{see}})
+	c, err := registry.NewClient[map[string]any](s.reg, "v1", "configmaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := apirequest.WithUser(context.Background(), &apirequest.User{Name: "alice"})
+	mu.Lock()
+	got = nil
+	mu.Unlock()
+	if _, err := c.Create(ctx, "default", &map[string]any{"metadata": map[string]any{"name": "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, "default", "a"); err != nil {
+		t.Fatal(err)
+	}
+	s.must(201, "POST", configMapsPath+"?fieldManager=me&dryRun=All", configMap("b"))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("got %d calls; want 3", len(got))
+	}
+	tests := []struct {
+		user, kind, manager string
+		dry                 bool
+	}{{"alice", "CreateOptions", "", false}, {"alice", "DeleteOptions", "", false}, {"", "CreateOptions", "me", true}}
+	for i, tt := range tests {
+		a := got[i]
+		user := ""
+		if a.User != nil {
+			user = a.User.Name
+		}
+		manager, _ := a.Options["fieldManager"].(string)
+		if user != tt.user || a.Options["kind"] != tt.kind || manager != tt.manager || a.DryRun != tt.dry {
+			t.Errorf("call %d: got user %q, options %v, dry run %v; want %q, %s with fieldManager %q, %v", i, user, a.Options, a.DryRun, tt.user, tt.kind, tt.manager, tt.dry)
+		}
 	}
 }
 

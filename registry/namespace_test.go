@@ -66,3 +66,19 @@ func TestNamespaces(t *testing.T) {
 	s.must(201, "POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}})
 	s.must(201, "POST", team, widget("plain", nil, nil))
 }
+
+// A namespace deleted with a propagation policy gets the garbage
+// collector's finalizer, as kube's, and still goes once empty and
+// collected.
+func TestNamespaceDeletePropagation(t *testing.T) {
+	for _, policy := range []string{"Orphan", "Foreground", "Background"} {
+		t.Run(policy, func(t *testing.T) {
+			s := newGCServer(t)
+			s.must(201, "POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}})
+			s.must(201, "POST", "/api/v1/namespaces/team/configmaps", map[string]any{"metadata": map[string]any{"name": "cfg"}})
+			s.do("DELETE", "/api/v1/namespaces/team?propagationPolicy="+policy, nil)
+			s.gone(t, "/api/v1/namespaces/team")
+			s.gone(t, "/api/v1/namespaces/team/configmaps/cfg")
+		})
+	}
+}
