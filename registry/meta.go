@@ -112,7 +112,7 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 	if err := checkRepresentable(res, obj); err != nil {
 		return err
 	}
-	errs := r.validateMeta(res, obj)
+	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)
 	if res.Strategy.ValidateCreate != nil {
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
@@ -128,11 +128,12 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 	return nil
 }
 
-func (r *Registry) validateMeta(res *Resource, obj Object) []FieldError {
-	return validation.ValidateObjectMeta(obj.Meta(), validation.MetaOptions{
-		Namespaced: res.Namespaced,
-		NameFunc:   res.Strategy.ValidateName,
-	})
+func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) []FieldError {
+	o := validation.MetaOptions{Namespaced: res.Namespaced}
+	if f := res.Strategy.ValidateName; f != nil {
+		o.NameFunc = func(name string) []string { return f(ctx, name) }
+	}
+	return validation.ValidateObjectMeta(obj.Meta(), o)
 }
 
 // prepareUpdate makes obj the next state of old: server-owned fields come
@@ -196,7 +197,7 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	if err := checkRepresentable(res, obj); err != nil {
 		return nil, err
 	}
-	errs := r.validateMeta(res, obj)
+	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, old, sub)...)
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)

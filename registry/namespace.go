@@ -53,7 +53,7 @@ func namespaceResource(r *Registry) *Resource {
 				}
 				return nil
 			},
-			ValidateName: validation.IsDNS1123Label,
+			ValidateName: func(_ context.Context, name string) []string { return validation.IsDNS1123Label(name) },
 			ValidateDelete: func(_ context.Context, obj Object) error {
 				if obj.Name() == "default" {
 					return newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,

@@ -132,8 +132,9 @@ type Strategy struct {
 	ValidateCreate func(ctx context.Context, obj Object) []FieldError
 	ValidateUpdate func(ctx context.Context, obj, old Object) []FieldError
 	// ValidateName replaces the default DNS-1123 subdomain name rule
-	// (validation.IsDNS1123Label, say, for names that are DNS labels).
-	ValidateName func(name string) []string
+	// (it is also given generateName, with a trailing "-" masked); its
+	// messages answer 422 Invalid.
+	ValidateName func(ctx context.Context, name string) []string
 	// WarningsOnCreate and WarningsOnUpdate return warnings for a valid
 	// write, sent as Warning headers (any hook may also call Warn).
 	WarningsOnCreate func(ctx context.Context, obj Object) []string

@@ -62,7 +62,7 @@ func TestUpdateRetryHookStartsFromRequest(t *testing.T) {
 func TestUpdateRetryWithoutHooks(t *testing.T) {
 	var s *server
 	var calls atomic.Int32
-	res := hooked(registry.Strategy{ValidateName: func(string) []string {
+	res := hooked(registry.Strategy{ValidateName: func(context.Context, string) []string {
 		if calls.Add(1) == 2 { // the update's first attempt
 			s.must(http.StatusOK, http.MethodDelete, hookedPath+"/g", nil)
 			s.must(http.StatusCreated, http.MethodPost, hookedPath, hookedObj("g", map[string]any{"color": "blue"}))
