@@ -13,5 +13,11 @@
 // request runs every hook that handles it, except that a hook with side
 // effects makes it fail (400), as kube answers for webhooks.
 //
+// Hooks are called concurrently, from the goroutines of concurrent
+// writes, and must be safe for that. An update's hooks run once per
+// storage attempt (a conflict retries with the newly stored object, as
+// kube's admission inside GuaranteedUpdate), so they should not count on
+// being called once per request.
+//
 // Webhooks are one more implementation of Mutator and Validator.
 package admission
