@@ -367,3 +367,27 @@ func TestAdmissionWarnings(t *testing.T) {
 		t.Errorf("got %d %q; want 201 %q", r.code, r.header.Values("Warning"), want)
 	}
 }
+
+// A strategy hook's plain error is a 500 Status, in-process too.
+func TestStrategyHookError(t *testing.T) {
+	res := configMaps()
+	res.Strategy.PrepareForCreate = func(context.Context, registry.Object) error { return errors.New("no") }
+	store := memory.New(memory.Options{})
+	reg, err := registry.New(registry.Options{Storage: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	if err := reg.Register(res); err != nil {
+		t.Fatal(err)
+	}
+	c, err := registry.NewClient[map[string]any](reg, "v1", "configmaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Create(context.Background(), "default", &map[string]any{"metadata": map[string]any{"name": "a"}})
+	var se *registry.StatusError
+	if !errors.As(err, &se) || se.Code() != 500 {
+		t.Errorf("got %v; want a 500 *StatusError", err)
+	}
+}
