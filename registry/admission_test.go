@@ -100,7 +100,7 @@ func concat(l ...[]string) []string { return slices.Concat(l...) }
 func TestAdmissionSeesEveryWrite(t *testing.T) {
 	rec := &recorder{}
 	s := newAdmissionServer(t, admission.Chain{Mutating: []admission.Mutator{rec}, Validating: []admission.Validator{rec}})
-	if got, want := rec.take(), both("CREATE namespaces /default user= dry=false obj=true old=false"); !slices.Equal(got, want) {
+	if got, want := rec.take(), both("CREATE namespaces /default user=system:apiserver dry=false obj=true old=false"); !slices.Equal(got, want) {
 		t.Fatalf("New: got %q; want %q", got, want)
 	}
 	const applyType = "application/apply-patch+yaml"

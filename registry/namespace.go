@@ -93,7 +93,7 @@ func specFinalizers(obj Object) []string {
 }
 
 func (r *Registry) ensureDefaultNamespace() error {
-	ctx := context.Background()
+	ctx := apirequest.WithUser(context.Background(), apiserverUser)
 	obj := Object{"metadata": map[string]any{"name": "default"}}
 	_, err := r.create(ctx, r.ns, "", obj, writeOptions{})
 	if err != nil && !storage.IsExists(err) {

@@ -31,9 +31,11 @@ import (
 // error it was made from, so errors.Is and errors.As still see a storage
 // error or an *admission.Error.
 
-// The users kapi's own writes are made as: kube's controllers'.
+// The users kapi's own writes are made as: kube's (the loopback client's
+// that creates the default namespace, the controllers').
 var (
-	gcUser = &apirequest.User{Name: "system:serviceaccount:kube-system:generic-garbage-collector",
+	apiserverUser = &apirequest.User{Name: "system:apiserver", Groups: []string{apirequest.SystemPrivileged, apirequest.AllAuthenticated}}
+	gcUser        = &apirequest.User{Name: "system:serviceaccount:kube-system:generic-garbage-collector",
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", apirequest.AllAuthenticated}}
 	namespaceControllerUser = &apirequest.User{Name: "system:serviceaccount:kube-system:namespace-controller",
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", apirequest.AllAuthenticated}}
