@@ -25,7 +25,7 @@ type writeOptions struct {
 	// manager is the field manager the write's managedFields entry names
 	// (the fieldManager parameter, or the client's user agent).
 	manager string
-	// applied marks a create made by server-side apply, whose Apply entry
+	// applied marks a write made by server-side apply, whose Apply entry
 	// is already in the object: no Update entry is added.
 	applied bool
 	// fieldValidation is the directive for unknown and duplicate fields
