@@ -188,11 +188,12 @@ func TestStrategyHooksAndPanics(t *testing.T) {
 	gadgets := &registry.Resource{
 		Group: "example.com", Version: "v1", Kind: "Gadget", Plural: "gadgets", Namespaced: true,
 		Strategy: registry.Strategy{
-			Default: func(o registry.Object) {
+			Default: func(_ context.Context, o registry.Object) error {
 				if o.Name() == "boom" {
 					panic("a bug in a hook")
 				}
 				o["spec"] = map[string]any{"size": "M"}
+				return nil
 			},
 			ValidateCreate: func(_ context.Context, o registry.Object) []registry.FieldError {
 				if o.Labels()["forbidden"] != "" {

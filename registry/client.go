@@ -208,7 +208,7 @@ func (c *Client[T]) Create(ctx context.Context, namespace string, obj *T) (*T, e
 	}
 	out, err := c.r.create(ctx, c.res, namespace, o, writeOptions{})
 	if err != nil {
-		return nil, err
+		return nil, toStatus(err, c.res, o.Name()) // the edge: a hook's error becomes its Status
 	}
 	return decodeAs[T](out)
 }
@@ -233,7 +233,7 @@ func (c *Client[T]) update(ctx context.Context, namespace string, obj *T, sub st
 	}
 	out, err := c.r.update(ctx, c.res, namespace, o.Name(), sub, o, writeOptions{})
 	if err != nil {
-		return nil, err
+		return nil, toStatus(err, c.res, o.Name())
 	}
 	return decodeAs[T](out)
 }
@@ -241,7 +241,7 @@ func (c *Client[T]) update(ctx context.Context, namespace string, obj *T, sub st
 // Delete deletes an object, or starts its deletion if it has finalizers.
 func (c *Client[T]) Delete(ctx context.Context, namespace, name string) error {
 	_, _, err := c.r.delete(ctx, c.res, namespace, name, deleteOptions{})
-	return err
+	return toStatusOrNil(err, c.res, name)
 }
 
 // Event is a typed watch event. Object is nil for bookmarks.

@@ -364,7 +364,7 @@ func TestRoutingErrors(t *testing.T) {
 
 func TestPanicIsInternalError(t *testing.T) {
 	res := &registry.Resource{Group: "boom.io", Version: "v1", Kind: "Bomb", Plural: "bombs",
-		Strategy: registry.Strategy{Default: func(registry.Object) { panic("kaboom") }}}
+		Strategy: registry.Strategy{Default: func(context.Context, registry.Object) error { panic("kaboom") }}}
 	s := newServer(t, res)
 	r := s.do("POST", "/apis/boom.io/v1/bombs", map[string]any{"metadata": map[string]any{"name": "x"}})
 	if r.code != 500 || r.obj(t)["reason"] != "InternalError" {
@@ -377,10 +377,11 @@ func TestStrategyHooks(t *testing.T) {
 	gadgets := &registry.Resource{
 		Group: "example.com", Version: "v1", Kind: "Gadget", Plural: "gadgets", Namespaced: true,
 		Strategy: registry.Strategy{
-			Default: func(o registry.Object) {
+			Default: func(_ context.Context, o registry.Object) error {
 				if _, ok := o["spec"]; !ok {
 					o["spec"] = map[string]any{"size": "M"}
 				}
+				return nil
 			},
 			ValidateCreate: func(_ context.Context, o registry.Object) []registry.FieldError {
 				if s, _ := o["spec"].(map[string]any)["size"].(string); s == "XXL" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/deleteopts"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
@@ -205,3 +206,233 @@ func (r *Registry) deleteCorrupt(ctx context.Context, res *Resource, ns, name st
 }
 
 var errDecodable = errors.New("registry: object is decodable")
+
+// deleteOptions are the options of a delete.
+type deleteOptions struct {
+	writeOptions
+	preconditions storage.Preconditions
+	// precondUID and precondRV are the preconditions as given: kube
+	// compares even "" and "0", which preconditions cannot express.
+	precondUID, precondRV *string
+	// propagation is "" (the object's finalizers or the default decide),
+	// or one of the Propagation constants.
+	propagation string
+	// orphanDependents is the deprecated form of propagation.
+	orphanDependents *bool
+	// ignoreReadError removes an object whose stored bytes do not decode
+	// (ignoreStoreReadErrorWithClusterBreakingPotential).
+	ignoreReadError bool
+	emptying        bool // called by emptyNamespace, which finalizes once at the end
+}
+
+// errHasFinalizers makes Delete re-read: a finalizer appeared meanwhile.
+var errHasFinalizers = errors.New("registry: object has finalizers")
+
+// delete removes an object, or starts its deletion when it has
+// finalizers, including those the propagation policy adds (orphan,
+// foregroundDeletion) and the kind's own (Strategy.Finalizers): it then
+// gets deletionTimestamp and stays until the update that removes its last
+// finalizer. gone reports which happened. It is the pipeline's DELETE
+// (pipeline.go, commitDelete): admission sees the stored object as
+// OldObject, once per attempt (an attempt is repeated when a finalizer
+// appears meanwhile).
+func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
+	return r.commit(ctx, &writeRequest{res: res, op: admission.Delete, ns: ns, name: name, del: o})
+}
+
+// commitDelete is the pipeline's DELETE.
+func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj storage.Object, gone bool, err error) {
+	res, ns, name, o := w.res, w.ns, w.name, w.del
+	key := res.objectKey(ns, name)
+	if o.ignoreReadError {
+		if err := r.admitDelete(ctx, res, ns, name, nil, o); err != nil {
+			return storage.Object{}, false, toStatus(err, res, name)
+		}
+		out, err := r.deleteCorrupt(ctx, res, ns, name, o)
+		return out, err == nil, err
+	}
+	for {
+		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
+		if err != nil {
+			return cur, false, toStatus(err, res, name)
+		}
+		old, err := decodeStored(cur.Value, cur.Revision)
+		if err != nil {
+			return cur, false, corruptError(key, err)
+		}
+		if err := checkPreconditions(res, name, o, cur); err != nil {
+			return cur, false, err
+		}
+		if err := r.admitDelete(ctx, res, ns, name, old, o); err != nil {
+			return cur, false, toStatus(err, res, name)
+		}
+		if r.finalizing(ctx, res, old, o) {
+			out, err := r.markDeleting(ctx, res, ns, name, o)
+			return out, false, err
+		}
+		if o.dryRun {
+			return cur, true, nil
+		}
+		out, err := r.store.Delete(ctx, key, storage.DeleteOptions{
+			Preconditions: o.preconditions,
+			Validate: func(c storage.Object) error {
+				if c.Revision != cur.Revision {
+					if x, err := decodeStored(c.Value, c.Revision); err == nil && (len(x.Finalizers()) > 0 || res.ownFinalizers(ctx, x)) {
+						return errHasFinalizers
+					}
+				}
+				return nil
+			},
+		})
+		if errors.Is(err, errHasFinalizers) {
+			continue
+		}
+		if err != nil {
+			return out, false, toStatus(err, res, name)
+		}
+		if !o.emptying {
+			r.objectGone(ctx, res, ns)
+		}
+		if res.Strategy.AfterDelete != nil {
+			res.Strategy.AfterDelete(ctx, old, true)
+		}
+		return out, true, nil
+	}
+}
+
+// admitDelete runs a delete's stages before storage: mutating admission,
+// the strategy's ValidateDelete, validating admission. old is the stored
+// object (nil when it cannot be decoded).
+func (r *Registry) admitDelete(ctx context.Context, res *Resource, ns, name string, old Object, o deleteOptions) error {
+	var a *admission.Attributes
+	if !r.opts.Admission.Empty() {
+		a = r.newAttributes(ctx, res, admission.Delete, ns, name, "")
+		a.DryRun, a.Options = o.dryRun, o.admissionOptions()
+		if old != nil {
+			a.OldObject = old
+		}
+	}
+	if err := r.admit(ctx, a); err != nil {
+		return err
+	}
+	if res.Strategy.ValidateDelete != nil && old != nil {
+		if err := res.Strategy.ValidateDelete(ctx, old); err != nil {
+			return err
+		}
+	}
+	return r.validate(ctx, a)
+}
+
+// admissionOptions are o as the DeleteOptions admission hooks see.
+func (o deleteOptions) admissionOptions() map[string]any {
+	m := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions"}
+	if o.dryRun {
+		m["dryRun"] = []any{"All"}
+	}
+	if o.propagation != "" {
+		m["propagationPolicy"] = o.propagation
+	}
+	if o.orphanDependents != nil {
+		m["orphanDependents"] = *o.orphanDependents
+	}
+	if o.precondUID != nil || o.precondRV != nil {
+		p := map[string]any{}
+		if o.precondUID != nil {
+			p["uid"] = *o.precondUID
+		}
+		if o.precondRV != nil {
+			p["resourceVersion"] = *o.precondRV
+		}
+		m["preconditions"] = p
+	}
+	return m
+}
+
+// finalizing reports whether deleting obj with o leaves it in place:
+// it has finalizers, or the kind's own (Strategy.Finalizers).
+func (r *Registry) finalizing(ctx context.Context, res *Resource, obj Object, o deleteOptions) bool {
+	finalizers, _ := r.deletionFinalizers(obj, o)
+	return len(finalizers) > 0 || res.ownFinalizers(ctx, obj)
+}
+
+// ownFinalizers reports whether obj has finalizers of its kind's own.
+func (res *Resource) ownFinalizers(ctx context.Context, obj Object) bool {
+	return res.Strategy.Finalizers != nil && len(res.Strategy.Finalizers(ctx, obj)) > 0
+}
+
+// deletionFinalizers are the finalizers obj has once deleted with o: the
+// garbage collector's are added or removed as the options say (when it
+// runs).
+func (r *Registry) deletionFinalizers(obj Object, o deleteOptions) ([]string, bool) {
+	if r.opts.DisableGarbageCollection {
+		return obj.Finalizers(), false
+	}
+	return gcFinalizers(obj, o)
+}
+
+// checkPreconditions is kube's early check (rest.BeforeDelete): given
+// preconditions are compared as strings, so "" and "0" conflict too.
+func checkPreconditions(res *Resource, name string, o deleteOptions, cur storage.Object) error {
+	conflict := func(why string) error {
+		return newStatus(409, "Conflict", fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", res.qualifiedKind(), name, why),
+			&StatusDetails{Name: name, Group: res.Group, Kind: res.Kind})
+	}
+	if p := o.precondUID; p != nil && *p != cur.UID {
+		return conflict(fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p, cur.UID))
+	}
+	if p := o.precondRV; p != nil && *p != rv.Format(cur.Revision) {
+		return conflict(fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p, rv.Format(cur.Revision)))
+	}
+	return toStatusOrNil(o.preconditions.Check(cur.Key, cur), res, name)
+}
+
+// markDeleting sets deletionTimestamp on an object with finalizers (once)
+// and the garbage collector's finalizers the options ask for; deleting
+// an object already being deleted may still change those (as kube).
+func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (storage.Object, error) {
+	out, err := r.write(ctx, res, ns, name, o.writeOptions, func(old Object, cur storage.Object) (Object, error) {
+		if err := checkPreconditions(res, name, o, cur); err != nil {
+			return nil, err
+		}
+		finalizers, changed := r.deletionFinalizers(old, o)
+		if old.deleting() && !changed {
+			return nil, errUnchanged
+		}
+		next := old.deepCopy()
+		meta := next.Meta()
+		if changed {
+			l := make([]any, len(finalizers))
+			for i, f := range finalizers {
+				l[i] = f
+			}
+			meta["finalizers"] = l
+		}
+		if !old.deleting() {
+			meta["deletionTimestamp"] = r.timestamp()
+			meta["deletionGracePeriodSeconds"] = int64(0)
+			if g := generation(old); g > 0 { // as kube's BeforeDelete
+				meta["generation"] = g + 1
+			}
+		}
+		if res.Strategy.PrepareForDelete != nil {
+			if err := res.Strategy.PrepareForDelete(ctx, next); err != nil {
+				return nil, err
+			}
+		}
+		return next, nil
+	})
+	if errors.Is(err, errUnchanged) {
+		cur, err := r.store.Get(ctx, res.objectKey(ns, name), storage.GetOptions{})
+		return cur, toStatusOrNil(err, res, name)
+	}
+	if err != nil || o.dryRun || res.Strategy.AfterDelete == nil {
+		return out, err
+	}
+	if obj, err := decodeStored(out.Value, out.Revision); err == nil {
+		res.Strategy.AfterDelete(ctx, obj, false)
+	}
+	return out, nil
+}
+
+// errUnchanged aborts a write that has nothing to change.
+var errUnchanged = errors.New("registry: unchanged")

@@ -5,9 +5,19 @@
 // namespaces. Real clients (client-go, kubectl) use it unchanged.
 //
 // It is the only package that imports all the others. Every request goes
-// through one path per verb: route, decode, strategy (defaults, prepare),
-// validation, storage, encode. Errors become Status objects in one place
-// (status.go). The same path serves Go callers in-process through Client.
+// through one path: route, decode, the verb, encode. Every write — create,
+// update, each patch type, apply, status, scale, delete,
+// deletecollection, and the writes the registry makes itself (the garbage
+// collector's, namespace emptying and finalization) — then goes through
+// one write pipeline (pipeline.go), in one order: mutating admission
+// (Options.Admission, package registry/admission), strategy (defaults,
+// prepare), validation (schema, CEL, strategy), managedFields, validating
+// admission, storage (unless dry run). Kind-specific behaviour is the
+// kind's Strategy, hooks for create, update and delete (the built-in
+// namespaces are one, namespace.go), never a branch in a verb. Errors
+// stay typed Go errors until the edge, where they become Status objects
+// in one place (status.go); a StatusError unwraps to the error it was
+// made from. The same path serves Go callers in-process through Client.
 //
 // Storage keeps each object's JSON without its resourceVersion; JSON
 // responses splice the revision into the stored bytes
@@ -26,5 +36,8 @@
 // framing and batching), table (Table cells and column paths),
 // deleteopts (DeleteOptions), openapi and discovery (the documents), gc
 // (the garbage collector, through a small interface) and inproc (the
-// in-process RoundTripper of Transport). None imports registry.
+// in-process RoundTripper of Transport). None imports registry. The
+// stages users implement or call are exported from small packages:
+// request (a request's Info and User) and admission (the admission
+// hooks and their chain).
 package registry

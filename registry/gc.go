@@ -5,7 +5,9 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/gc"
+	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage"
 )
 
@@ -13,8 +15,10 @@ import (
 // gc; the registry gives it its resources, and its deletes and writes go
 // through the registry's own (gcRegistry).
 
-// gcManager is the field manager of the collector's writes, as kube's.
-const gcManager = "kube-controller-manager"
+// controllerManager is the field manager of the writes of kapi's
+// controllers (the garbage collector, the namespace controller), as
+// kube's.
+const controllerManager = "kube-controller-manager"
 
 func (r *Registry) startGC() *gc.Collector {
 	return gc.Start(gcRegistry{r}, r.store, r.log)
@@ -58,8 +62,10 @@ func (g gcRegistry) Resource(apiVersion, kind string) gc.Resource {
 	return nil
 }
 
+// Delete and Update are the pipeline's, as the garbage collector's user.
 func (g gcRegistry) Delete(ctx context.Context, res gc.Resource, ns, name string, o gc.DeleteOptions) error {
-	do := deleteOptions{writeOptions: writeOptions{manager: gcManager}, preconditions: o.Preconditions}
+	ctx = request.WithUser(ctx, gcUser)
+	do := deleteOptions{writeOptions: writeOptions{manager: controllerManager}, preconditions: o.Preconditions}
 	if o.Foreground {
 		do.propagation = PropagationForeground
 	}
@@ -68,14 +74,16 @@ func (g gcRegistry) Delete(ctx context.Context, res gc.Resource, ns, name string
 }
 
 func (g gcRegistry) Update(ctx context.Context, res gc.Resource, ns, name string, edit func(obj map[string]any) bool) error {
-	_, err := g.r.write(ctx, res.(gcResource).res, ns, name, writeOptions{manager: gcManager},
-		func(old Object, cur storage.Object) (Object, error) {
+	ctx = request.WithUser(ctx, gcUser)
+	_, _, err := g.r.commit(ctx, &writeRequest{res: res.(gcResource).res, op: admission.Update, ns: ns, name: name,
+		o: writeOptions{manager: controllerManager}, options: "PatchOptions",
+		object: func(old Object, _ storage.Object) (Object, error) {
 			next := old.deepCopy()
 			if !edit(next) {
 				return nil, errUnchanged
 			}
 			return next, nil
-		})
+		}})
 	if errors.Is(err, errUnchanged) {
 		return nil
 	}
@@ -107,8 +115,7 @@ func (r *Registry) resourceForKind(apiVersion, kind string) *Resource {
 // ignoreGone drops the errors of an object that went or was replaced
 // meanwhile: the next scan sees the new state.
 func ignoreGone(err error) error {
-	switch ReasonOf(err) {
-	case "NotFound", "Conflict":
+	if storage.IsNotFound(err) || storage.IsConflict(err) {
 		return nil
 	}
 	return err

@@ -385,11 +385,11 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 	}
 	if o.ignoreReadError {
 		// The object could not be read: kube answers without details.
-		writeStatus(w, rq.Request, &StatusError{Status{Kind: "Status", APIVersion: "v1", Status: "Success", Code: http.StatusOK,
+		writeStatus(w, rq.Request, &StatusError{Status: Status{Kind: "Status", APIVersion: "v1", Status: "Success", Code: http.StatusOK,
 			Details: &StatusDetails{Name: rq.name, Kind: rq.res.Kind}}})
 		return nil
 	}
-	writeStatus(w, rq.Request, &StatusError{successStatus(rq.res, rq.name, out.UID)})
+	writeStatus(w, rq.Request, &StatusError{Status: successStatus(rq.res, rq.name, out.UID)})
 	return nil
 }
 
@@ -422,7 +422,7 @@ func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) erro
 	for _, it := range l.Items {
 		name, ns := it.Fields["metadata.name"], it.Fields["metadata.namespace"]
 		out, _, err := r.delete(rq.Context(), rq.res, ns, name, o)
-		if ReasonOf(err) == "NotFound" {
+		if storage.IsNotFound(err) {
 			continue
 		}
 		if err != nil {

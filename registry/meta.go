@@ -100,15 +100,19 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 		delete(obj, "status")
 	}
 	if res.Strategy.Default != nil {
-		res.Strategy.Default(obj)
+		if err := res.Strategy.Default(ctx, obj); err != nil {
+			return err
+		}
 	}
 	if res.Strategy.PrepareForCreate != nil {
-		res.Strategy.PrepareForCreate(ctx, obj)
+		if err := res.Strategy.PrepareForCreate(ctx, obj); err != nil {
+			return err
+		}
 	}
 	if err := checkRepresentable(res, obj); err != nil {
 		return err
 	}
-	errs := r.validateMeta(res, obj)
+	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)
 	if res.Strategy.ValidateCreate != nil {
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
@@ -124,12 +128,12 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 	return nil
 }
 
-func (r *Registry) validateMeta(res *Resource, obj Object) []FieldError {
-	return validation.ValidateObjectMeta(obj.Meta(), validation.MetaOptions{
-		Namespaced:  res.Namespaced,
-		NameIsLabel: res.isNamespace(),
-		NameFunc:    res.Strategy.ValidateName,
-	})
+func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) []FieldError {
+	o := validation.MetaOptions{Namespaced: res.Namespaced}
+	if f := res.Strategy.ValidateName; f != nil {
+		o.NameFunc = func(name string) []string { return f(ctx, name) }
+	}
+	return validation.ValidateObjectMeta(obj.Meta(), o)
 }
 
 // prepareUpdate makes obj the next state of old: server-owned fields come
@@ -178,10 +182,14 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 		}
 	}
 	if res.Strategy.Default != nil {
-		res.Strategy.Default(obj)
+		if err := res.Strategy.Default(ctx, obj); err != nil {
+			return nil, err
+		}
 	}
 	if res.Strategy.PrepareForUpdate != nil {
-		res.Strategy.PrepareForUpdate(ctx, obj, old)
+		if err := res.Strategy.PrepareForUpdate(ctx, obj, old); err != nil {
+			return nil, err
+		}
 	}
 	if res.Generation && specChanged(obj, old) {
 		meta["generation"] = generation(old) + 1
@@ -189,7 +197,7 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	if err := checkRepresentable(res, obj); err != nil {
 		return nil, err
 	}
-	errs := r.validateMeta(res, obj)
+	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, old, sub)...)
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)

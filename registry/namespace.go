@@ -3,6 +3,11 @@ package registry
 import (
 	"context"
 	"errors"
+	"slices"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/request"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/internal/table"
@@ -10,11 +15,15 @@ import (
 	"github.com/kapi-dev/kapi/storage"
 )
 
-// namespaceResource is the built-in core/v1 namespaces resource.
-// A namespace is created Active with the "kubernetes" finalizer in its
-// spec; deleting it marks it Terminating, removes every namespaced object
-// in it, and removes the namespace once the last one is gone.
-func namespaceResource() *Resource {
+// namespaceResource is the built-in core/v1 namespaces resource of r,
+// whose lifecycle is its Strategy's: a namespace is created Active with
+// the "kubernetes" finalizer in its spec and a DNS label for a name;
+// "default" may not be deleted; deleting one marks it Terminating (the
+// spec's finalizer keeps it) and removes every namespaced object in it;
+// once the last one is gone, the namespace controller's finalize write
+// removes the spec's finalizer, and the namespace goes when it has no
+// finalizer left.
+func namespaceResource(r *Registry) *Resource {
 	return &Resource{
 		Version: "v1", Kind: "Namespace", Plural: "namespaces", Singular: "namespace",
 		ShortNames: []string{"ns"}, Status: true,
@@ -26,30 +35,78 @@ func namespaceResource() *Resource {
 			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
 		},
 		Strategy: Strategy{
-			PrepareForCreate: func(_ context.Context, obj Object) {
-				obj.set("spec.finalizers", []any{"kubernetes"})
+			PrepareForCreate: func(_ context.Context, obj Object) error {
+				obj.set("spec.finalizers", []any{finalizerKubernetes})
 				obj.set("status.phase", "Active")
+				return nil
+			},
+			// The finalize subresource alone changes spec.finalizers (kube's
+			// namespace and finalize strategies).
+			PrepareForUpdate: func(ctx context.Context, obj, old Object) error {
+				if info, ok := request.InfoFrom(ctx); ok && info.Resource == "namespaces" && info.Subresource == "finalize" {
+					return nil
+				}
+				if v, ok := old.lookup("spec.finalizers"); ok {
+					obj.set("spec.finalizers", deepCopy(v))
+				} else if spec, ok := obj["spec"].(map[string]any); ok {
+					delete(spec, "finalizers")
+				}
+				return nil
+			},
+			ValidateName: func(_ context.Context, name string) []string { return validation.IsDNS1123Label(name) },
+			ValidateDelete: func(_ context.Context, obj Object) error {
+				if obj.Name() == "default" {
+					return newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,
+						&StatusDetails{Name: "default", Kind: "namespaces"})
+				}
+				return nil
+			},
+			Finalizers: func(_ context.Context, obj Object) []string { return specFinalizers(obj) },
+			PrepareForDelete: func(_ context.Context, obj Object) error {
+				obj.set("status.phase", "Terminating")
+				return nil
+			},
+			AfterDelete: func(ctx context.Context, obj Object, gone bool) {
+				if !gone {
+					r.emptyNamespace(ctx, obj.Name())
+				}
 			},
 		},
 	}
 }
 
-func (res *Resource) isNamespace() bool { return res.Group == "" && res.Plural == "namespaces" }
+// finalizerKubernetes is the spec finalizer of a namespace that its
+// controller removes once the namespace is empty.
+const finalizerKubernetes = "kubernetes"
+
+// specFinalizers is a namespace's spec.finalizers.
+func specFinalizers(obj Object) []string {
+	v, _ := obj.lookup("spec.finalizers")
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, f := range l {
+		if s, ok := f.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 func (r *Registry) ensureDefaultNamespace() error {
-	ctx := context.Background()
+	ctx := request.WithUser(context.Background(), apiserverUser)
 	obj := Object{"metadata": map[string]any{"name": "default"}}
 	_, err := r.create(ctx, r.ns, "", obj, writeOptions{})
-	if err != nil && ReasonOf(err) != "AlreadyExists" {
+	if err != nil && !storage.IsExists(err) {
 		return err
 	}
 	return nil
 }
 
-// emptyNamespace deletes every namespaced object in ns (objects with
-// finalizers get deletionTimestamp and go when their finalizers do), then
-// removes the namespace if nothing is left.
+// emptyNamespace deletes every namespaced object in ns, as the namespace
+// controller (objects with finalizers get deletionTimestamp and go when
+// their finalizers do), then finalizes the namespace if nothing is left.
 func (r *Registry) emptyNamespace(ctx context.Context, ns string) {
+	ctx = request.WithUser(ctx, namespaceControllerUser)
 	for _, res := range r.all() {
 		if !res.Namespaced {
 			continue
@@ -61,7 +118,7 @@ func (r *Registry) emptyNamespace(ctx context.Context, ns string) {
 		}
 		for _, it := range list.Items {
 			name := it.Key[len(res.collectionKey(ns)):]
-			if _, _, err := r.delete(ctx, res, ns, name, deleteOptions{emptying: true}); err != nil && ReasonOf(err) != "NotFound" {
+			if _, _, err := r.delete(ctx, res, ns, name, deleteOptions{writeOptions: writeOptions{manager: controllerManager}, emptying: true}); err != nil && !storage.IsNotFound(err) {
 				r.log.Error("deleting in namespace", "namespace", ns, "key", it.Key, "err", err)
 			}
 		}
@@ -91,7 +148,11 @@ func (r *Registry) namespaceTerminating(ctx context.Context, ns string) (bool, e
 	return cur.Fields["status.phase"] == "Terminating", nil
 }
 
-// finalizeNamespace removes a terminating namespace when it is empty.
+// finalizeNamespace is the namespace controller's finalize write
+// (namespaces/NAME/finalize): once a terminating namespace is empty, its
+// spec's "kubernetes" finalizer goes, and with its last finalizer the
+// namespace (the pipeline's update deletes an object being deleted that
+// has none left).
 func (r *Registry) finalizeNamespace(ctx context.Context, ns string) {
 	for _, res := range r.all() {
 		if !res.Namespaced {
@@ -102,18 +163,26 @@ func (r *Registry) finalizeNamespace(ctx context.Context, ns string) {
 			return
 		}
 	}
-	_, err := r.store.Delete(ctx, r.ns.objectKey("", ns), storage.DeleteOptions{
-		Validate: func(cur storage.Object) error {
-			obj, err := decodeStored(cur.Value, cur.Revision)
-			if err != nil || !obj.deleting() {
-				return errNotTerminating
+	ctx = request.WithUser(ctx, namespaceControllerUser)
+	ctx = request.WithInfo(ctx, &request.Info{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1",
+		Resource: "namespaces", Name: ns, Subresource: "finalize", Path: "/api/v1/namespaces/" + ns + "/finalize", Parts: []string{"namespaces", ns, "finalize"}})
+	_, _, err := r.commit(ctx, &writeRequest{res: r.ns, op: admission.Update, name: ns, sub: "finalize",
+		o: writeOptions{manager: controllerManager}, options: "UpdateOptions",
+		object: func(old Object, _ storage.Object) (Object, error) {
+			before := specFinalizers(old)
+			after := slices.DeleteFunc(slices.Clone(before), func(f string) bool { return f == finalizerKubernetes })
+			if !old.deleting() || len(after) == len(before) {
+				return nil, errUnchanged
 			}
-			return nil
-		},
-	})
-	if err != nil && !storage.IsNotFound(err) && !errors.Is(err, errNotTerminating) {
-		r.log.Error("removing namespace", "namespace", ns, "err", err)
+			next := old.deepCopy()
+			l := make([]any, len(after))
+			for i, f := range after {
+				l[i] = f
+			}
+			next.set("spec.finalizers", l)
+			return next, nil
+		}})
+	if err != nil && !storage.IsNotFound(err) && !errors.Is(err, errUnchanged) {
+		r.log.Error("finalizing namespace", "namespace", ns, "err", err)
 	}
 }
-
-var errNotTerminating = errors.New("registry: namespace is not terminating")

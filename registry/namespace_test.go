@@ -1,8 +1,18 @@
 package registry_test
 
 import (
+	"slices"
 	"testing"
 )
+
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, len(l))
+	for i, x := range l {
+		out[i], _ = x.(string)
+	}
+	return out
+}
 
 func TestNamespaces(t *testing.T) {
 	s := newServer(t)
@@ -38,6 +48,13 @@ func TestNamespaces(t *testing.T) {
 	if got := s.must(200, "GET", "/api/v1/namespaces/team", nil); str(got, "status.phase") != "Terminating" {
 		t.Errorf("namespace with a remaining object: got %v; want Terminating", got)
 	}
+	// spec.finalizers are the namespace controller's (the finalize
+	// subresource): an update keeps them, and the namespace.
+	got := s.must(200, "GET", "/api/v1/namespaces/team", nil)
+	got["spec"] = map[string]any{"finalizers": []any{}}
+	if got := s.must(200, "PUT", "/api/v1/namespaces/team", got); !slices.Equal(strs(path(got, "spec.finalizers")), []string{"kubernetes"}) {
+		t.Errorf("update of spec.finalizers: got %v; want [kubernetes] kept", path(got, "spec.finalizers"))
+	}
 	r := s.do("POST", team, widget("late", nil, nil))
 	if r.code != 403 || r.obj(t)["reason"] != "Forbidden" {
 		t.Errorf("create in terminating namespace: got %d %s; want 403", r.code, r.body)
@@ -48,4 +65,20 @@ func TestNamespaces(t *testing.T) {
 	}
 	s.must(201, "POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}})
 	s.must(201, "POST", team, widget("plain", nil, nil))
+}
+
+// A namespace deleted with a propagation policy gets the garbage
+// collector's finalizer, as kube's, and still goes once empty and
+// collected.
+func TestNamespaceDeletePropagation(t *testing.T) {
+	for _, policy := range []string{"Orphan", "Foreground", "Background"} {
+		t.Run(policy, func(t *testing.T) {
+			s := newGCServer(t)
+			s.must(201, "POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}})
+			s.must(201, "POST", "/api/v1/namespaces/team/configmaps", map[string]any{"metadata": map[string]any{"name": "cfg"}})
+			s.do("DELETE", "/api/v1/namespaces/team?propagationPolicy="+policy, nil)
+			s.gone(t, "/api/v1/namespaces/team")
+			s.gone(t, "/api/v1/namespaces/team/configmaps/cfg")
+		})
+	}
 }

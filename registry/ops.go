@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -24,7 +25,7 @@ type writeOptions struct {
 	// manager is the field manager the write's managedFields entry names
 	// (the fieldManager parameter, or the client's user agent).
 	manager string
-	// applied marks a create made by server-side apply, whose Apply entry
+	// applied marks a write made by server-side apply, whose Apply entry
 	// is already in the object: no Update entry is added.
 	applied bool
 	// fieldValidation is the directive for unknown and duplicate fields
@@ -81,63 +82,54 @@ func (r *Registry) list(ctx context.Context, res *Resource, ns string, opts stor
 const generateNameRetries = 8
 
 func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Object, o writeOptions) (storage.Object, error) {
-	if err := checkTypeMeta(res, obj); err != nil {
+	if err := normalise(ctx, res, obj, normalisation{ns: ns, o: o, refuse: cannotHandle(res)}); err != nil {
 		return storage.Object{}, err
+	}
+	if err := r.checkNamespaceActive(ctx, res, obj); err != nil {
+		return storage.Object{}, err
+	}
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Create, ns: ns, name: obj.Name(), o: o, options: "CreateOptions", obj: obj})
+}
+
+// normalisation says how normalise checks a request object.
+type normalisation struct {
+	ns   string // the request's namespace
+	name string // the URL's name; "" on create
+	o    writeOptions
+	// refuse makes Strict's error for unknown or duplicate fields (nil:
+	// the default one).
+	refuse func(string) error
+}
+
+// normalise is the one check of a request object before the pipeline's
+// stages, for every verb: its apiVersion and kind (defaulted when
+// missing), the type of its resourceVersion, unknown and duplicate fields
+// (as n.o.fieldValidation says), its namespace (the request's) and its
+// name (the URL's).
+func normalise(ctx context.Context, res *Resource, obj Object, n normalisation) error {
+	if err := checkTypeMeta(res, obj); err != nil {
+		return err
 	}
 	if err := checkResourceVersionType(res, obj); err != nil {
-		return storage.Object{}, err
+		return err
 	}
-	if err := asDecoded(ctx, res, obj, o, cannotHandle(res)); err != nil {
-		return storage.Object{}, err
+	if err := asDecoded(ctx, res, obj, n.o, n.refuse); err != nil {
+		return err
 	}
-	if err := checkNamespace(res, obj, ns); err != nil {
-		return storage.Object{}, err
+	if err := checkNamespace(res, obj, n.ns); err != nil {
+		return err
 	}
-	if res.Namespaced {
-		if err := r.checkNamespaceActive(ctx, res, obj); err != nil {
-			return storage.Object{}, err
-		}
+	if got := obj.Name(); n.name != "" && got != n.name {
+		return errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, n.name)
 	}
-	meta := obj.Meta()
-	generate, _ := meta["generateName"].(string)
-	generated := obj.Name() == "" && generate != ""
-	for attempt := 0; ; attempt++ {
-		if generated {
-			meta["name"] = validation.GenerateName(generate)
-		}
-		if err := r.prepareCreate(ctx, res, obj); err != nil {
-			return storage.Object{}, err
-		}
-		if !o.applied {
-			tracked, err := r.track(res, nil, obj, o.manager, "")
-			if err != nil {
-				return storage.Object{}, err
-			}
-			obj = tracked
-		}
-		so, err := toStorage(res, obj)
-		if err != nil {
-			return so, err
-		}
-		if o.dryRun {
-			if _, err := r.store.Get(ctx, so.Key, storage.GetOptions{}); err == nil {
-				return so, toStatus(storage.NewError(storage.ErrExists, so.Key, ""), res, obj.Name())
-			}
-			return so, nil
-		}
-		out, err := r.store.Create(ctx, so)
-		if storage.IsExists(err) && generated && attempt < generateNameRetries {
-			continue
-		}
-		if err != nil {
-			return out, toStatus(err, res, obj.Name())
-		}
-		return out, nil
-	}
+	return nil
 }
 
 // checkNamespaceActive refuses objects in missing or terminating namespaces.
 func (r *Registry) checkNamespaceActive(ctx context.Context, res *Resource, obj Object) error {
+	if !res.Namespaced {
+		return nil
+	}
 	ns := obj.Namespace()
 	terminating, err := r.namespaceTerminating(ctx, ns)
 	if storage.IsNotFound(err) {
@@ -154,54 +146,40 @@ func (r *Registry) checkNamespaceActive(ctx context.Context, res *Resource, obj 
 
 // update replaces the object (PUT), or its status when sub is "status".
 func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub string, obj Object, o writeOptions) (storage.Object, error) {
-	if err := checkTypeMeta(res, obj); err != nil {
+	if err := normalise(ctx, res, obj, normalisation{ns: ns, name: name, o: o, refuse: cannotHandle(res)}); err != nil {
 		return storage.Object{}, err
-	}
-	if err := checkResourceVersionType(res, obj); err != nil {
-		return storage.Object{}, err
-	}
-	if err := asDecoded(ctx, res, obj, o, cannotHandle(res)); err != nil {
-		return storage.Object{}, err
-	}
-	if err := checkNamespace(res, obj, ns); err != nil {
-		return storage.Object{}, err
-	}
-	if got := obj.Name(); got != name {
-		return storage.Object{}, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
 	}
 	want, err := rv.Parse(obj.metaString("resourceVersion"))
 	if err != nil {
 		return storage.Object{}, errBadRequest("metadata.resourceVersion: %v", err)
 	}
-	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
-		if want == 0 && res.RequireResourceVersion {
-			// kube's BeforeUpdate names the resource, not the kind, here.
-			e := FieldError{Type: validation.TypeInvalid, Field: "metadata.resourceVersion", Value: int64(0), Detail: "must be specified for an update"}
-			return nil, newStatus(http.StatusUnprocessableEntity, "Invalid", fmt.Sprintf("%s %q is invalid: %s", res.qualified(), name, e.Error()),
-				&StatusDetails{Name: name, Group: res.Group, Kind: res.Plural, Causes: []StatusCause{{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}}})
-		}
-		if want != 0 && want != cur.Revision {
-			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
-		}
-		next, err := r.prepareUpdate(ctx, res, attemptCopy(res, obj), old, sub)
-		if err != nil {
-			return nil, err
-		}
-		return r.track(res, old, next, o.manager, sub)
-	})
+	hooks := !r.opts.Admission.Empty()
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "UpdateOptions",
+		object: func(old Object, cur storage.Object) (Object, error) {
+			if want == 0 && res.RequireResourceVersion {
+				// kube's BeforeUpdate names the resource, not the kind, here.
+				e := FieldError{Type: validation.TypeInvalid, Field: "metadata.resourceVersion", Value: int64(0), Detail: "must be specified for an update"}
+				return nil, newStatus(http.StatusUnprocessableEntity, "Invalid", fmt.Sprintf("%s %q is invalid: %s", res.qualified(), name, e.Error()),
+					&StatusDetails{Name: name, Group: res.Group, Kind: res.Plural, Causes: []StatusCause{{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}}})
+			}
+			if want != 0 && want != cur.Revision {
+				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+			}
+			return attemptCopy(res, obj, hooks), nil
+		}})
 }
 
 // attemptCopy is the request's object for one update attempt: each
 // attempt (a conflict retries) must start from the object as sent. (A
 // patch or an apply makes its object anew in each attempt: it needs no
-// copy.) Hooks
-// may change anything in place, so a resource with an update hook gets a
-// deep copy; otherwise an attempt changes only top-level keys (status) and
-// metadata's keys (prepareUpdate, the field manager), and copying those two
-// maps is enough: nested values are only read.
-func attemptCopy(res *Resource, obj Object) Object {
+// copy.) Hooks (the strategy's, admission's) may change anything in
+// place, so a resource with an update hook, or a registry with admission
+// hooks, gets a deep copy; otherwise an attempt changes only top-level
+// keys (status) and metadata's keys (prepareUpdate, the field manager),
+// and copying those two maps is enough: nested values are only read.
+func attemptCopy(res *Resource, obj Object, hooks bool) Object {
 	s := &res.Strategy
-	if s.Default != nil || s.PrepareForUpdate != nil || s.ValidateUpdate != nil || s.WarningsOnUpdate != nil {
+	if hooks || s.Default != nil || s.PrepareForUpdate != nil || s.ValidateUpdate != nil || s.WarningsOnUpdate != nil {
 		return obj.deepCopy()
 	}
 	out := make(Object, len(obj))
@@ -220,45 +198,30 @@ func attemptCopy(res *Resource, obj Object) Object {
 
 // patchObject applies a JSON or merge patch to the object or its status.
 func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub, patchType string, body []byte, o writeOptions) (storage.Object, error) {
-	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
-		patched, err := applyPatch(res, patchType, jsonobj.WithRV(cur.Value, cur.Revision), body)
-		if err != nil {
-			return nil, err
-		}
-		obj, dups, err := decodeJSON(patched, true)
-		if err != nil {
-			return nil, newStatus(422, "Invalid", "the patched object is not a JSON object: "+err.Error(), nil)
-		}
-		if err := checkResourceVersionType(res, obj); err != nil {
-			return nil, err
-		}
-		po := o
-		po.duplicates = append(slices.Clip(o.duplicates), dups...)
-		var refuse func(string) error // Strict's, which quotes the patched object
-		if o.fieldValidation == fieldStrict {
-			refuse = patchedInvalid(obj)
-		}
-		if err := asDecoded(ctx, res, obj, po, refuse); err != nil {
-			return nil, err
-		}
-		if s := obj.metaString("resourceVersion"); s != "" && s != rv.Format(cur.Revision) {
-			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
-		}
-		if err := checkTypeMeta(res, obj); err != nil {
-			return nil, err
-		}
-		if err := checkNamespace(res, obj, ns); err != nil {
-			return nil, err
-		}
-		if got := obj.Name(); got != name {
-			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
-		}
-		next, err := r.prepareUpdate(ctx, res, obj, old, sub) // obj is this attempt's own
-		if err != nil {
-			return nil, err
-		}
-		return r.track(res, old, next, o.manager, sub)
-	})
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
+		object: func(old Object, cur storage.Object) (Object, error) {
+			patched, err := applyPatch(res, patchType, jsonobj.WithRV(cur.Value, cur.Revision), body)
+			if err != nil {
+				return nil, err
+			}
+			obj, dups, err := decodeJSON(patched, true)
+			if err != nil {
+				return nil, newStatus(422, "Invalid", "the patched object is not a JSON object: "+err.Error(), nil)
+			}
+			po := o
+			po.duplicates = append(slices.Clip(o.duplicates), dups...)
+			var refuse func(string) error // Strict's, which quotes the patched object
+			if o.fieldValidation == fieldStrict {
+				refuse = patchedInvalid(obj)
+			}
+			if err := normalise(ctx, res, obj, normalisation{ns: ns, name: name, o: po, refuse: refuse}); err != nil {
+				return nil, err
+			}
+			if s := obj.metaString("resourceVersion"); s != "" && s != rv.Format(cur.Revision) {
+				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+			}
+			return obj, nil // this attempt's own
+		}})
 }
 
 // track records a create (old nil) or update of obj by manager in its
@@ -281,42 +244,37 @@ func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (O
 // creates the object when it does not exist yet.
 func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub string, config Object, o writeOptions, force bool) (out storage.Object, created bool, err error) {
 	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: sub, Now: r.opts.Now()}
-	out, err = r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
-		merged, err := res.manager.Apply(old, config, opts)
+	o.applied = true // the field manager tracks the write
+	n := normalisation{ns: ns, name: name, o: writeOptions{fieldValidation: fieldIgnore}}
+	w := &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions", force: force,
+		object: func(old Object, cur storage.Object) (Object, error) {
+			merged, err := res.manager.Apply(old, config, opts)
+			if err != nil {
+				return nil, applyStatus(res, name, err)
+			}
+			obj := Object(merged)
+			return obj, normalise(ctx, res, obj, n) // obj is this attempt's own
+		}}
+	out, _, err = r.commit(ctx, w)
+	if !storage.IsNotFound(err) || sub != "" {
+		return out, false, err
+	}
+	w.op = admission.Create
+	w.object = func(Object, storage.Object) (Object, error) {
+		merged, err := res.manager.Apply(nil, config, opts)
 		if err != nil {
 			return nil, applyStatus(res, name, err)
 		}
 		obj := Object(merged)
-		if err := asDecoded(ctx, res, obj, writeOptions{fieldValidation: fieldIgnore}, nil); err != nil {
+		if res.Namespaced && obj.Namespace() == "" {
+			obj.Meta()["namespace"] = ns
+		}
+		if err := normalise(ctx, res, obj, n); err != nil {
 			return nil, err
 		}
-		if err := checkNamespace(res, obj, ns); err != nil {
-			return nil, err
-		}
-		if got := obj.Name(); got != name {
-			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
-		}
-		return r.prepareUpdate(ctx, res, obj, old, sub) // obj is this attempt's own
-	})
-	if ReasonOf(err) != "NotFound" || sub != "" {
-		return out, false, err
+		return obj, r.checkNamespaceActive(ctx, res, obj)
 	}
-	merged, err := res.manager.Apply(nil, config, opts)
-	if err != nil {
-		return out, false, applyStatus(res, name, err)
-	}
-	obj := Object(merged)
-	if err := asDecoded(ctx, res, obj, writeOptions{fieldValidation: fieldIgnore}, nil); err != nil {
-		return out, false, err
-	}
-	if obj.Name() != name {
-		return out, false, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", obj.Name(), name)
-	}
-	if res.Namespaced && obj.Namespace() == "" {
-		obj.Meta()["namespace"] = ns
-	}
-	o.applied = true
-	out, err = r.create(ctx, res, ns, obj, o)
+	out, _, err = r.commit(ctx, w)
 	return out, err == nil, err
 }
 
@@ -385,7 +343,7 @@ func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o 
 				return storage.Object{}, err
 			}
 			so, err := toStorage(res, obj)
-			if err == nil && obj.deleting() && len(obj.Finalizers()) == 0 && !res.isNamespace() {
+			if err == nil && obj.deleting() && len(obj.Finalizers()) == 0 && !res.ownFinalizers(ctx, obj) {
 				so.Revision = cur.Revision
 				emptied = so
 				return so, errEmptiedFinalizers
@@ -436,161 +394,3 @@ func toStatusOrNil(err error, res *Resource, name string) error {
 	}
 	return toStatus(err, res, name)
 }
-
-// deleteOptions are the options of a delete.
-type deleteOptions struct {
-	writeOptions
-	preconditions storage.Preconditions
-	// precondUID and precondRV are the preconditions as given: kube
-	// compares even "" and "0", which preconditions cannot express.
-	precondUID, precondRV *string
-	// propagation is "" (the object's finalizers or the default decide),
-	// or one of the Propagation constants.
-	propagation string
-	// orphanDependents is the deprecated form of propagation.
-	orphanDependents *bool
-	// ignoreReadError removes an object whose stored bytes do not decode
-	// (ignoreStoreReadErrorWithClusterBreakingPotential).
-	ignoreReadError bool
-	emptying        bool // called by emptyNamespace, which finalizes once at the end
-}
-
-// errHasFinalizers makes Delete re-read: a finalizer appeared meanwhile.
-var errHasFinalizers = errors.New("registry: object has finalizers")
-
-// delete removes an object, or starts its deletion when it has
-// finalizers, including those the propagation policy adds (orphan,
-// foregroundDeletion): it then gets deletionTimestamp and stays until the
-// update that removes its last finalizer. gone reports which happened.
-func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
-	key := res.objectKey(ns, name)
-	if res.isNamespace() && name == "default" {
-		return storage.Object{}, false, newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,
-			&StatusDetails{Name: name, Kind: "namespaces"})
-	}
-	if o.ignoreReadError {
-		out, err := r.deleteCorrupt(ctx, res, ns, name, o)
-		return out, err == nil, err
-	}
-	for {
-		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
-		if err != nil {
-			return cur, false, toStatus(err, res, name)
-		}
-		old, err := decodeStored(cur.Value, cur.Revision)
-		if err != nil {
-			return cur, false, corruptError(key, err)
-		}
-		if err := checkPreconditions(res, name, o, cur); err != nil {
-			return cur, false, err
-		}
-		if res.Strategy.ValidateDelete != nil {
-			if err := res.Strategy.ValidateDelete(ctx, old); err != nil {
-				return cur, false, err
-			}
-		}
-		if finalizers, _ := r.deletionFinalizers(res, old, o); len(finalizers) > 0 || res.isNamespace() {
-			out, err := r.markDeleting(ctx, res, ns, name, o)
-			return out, false, err
-		}
-		if o.dryRun {
-			return cur, true, nil
-		}
-		out, err := r.store.Delete(ctx, key, storage.DeleteOptions{
-			Preconditions: o.preconditions,
-			Validate: func(c storage.Object) error {
-				if c.Revision != cur.Revision {
-					if x, err := decodeStored(c.Value, c.Revision); err == nil && len(x.Finalizers()) > 0 {
-						return errHasFinalizers
-					}
-				}
-				return nil
-			},
-		})
-		if errors.Is(err, errHasFinalizers) {
-			continue
-		}
-		if err != nil {
-			return out, false, toStatus(err, res, name)
-		}
-		if !o.emptying {
-			r.objectGone(ctx, res, ns)
-		}
-		return out, true, nil
-	}
-}
-
-// deletionFinalizers are the finalizers obj has once deleted with o: the
-// garbage collector's are added or removed as the options say (when it
-// runs; never on namespaces, whose deletion empties them).
-func (r *Registry) deletionFinalizers(res *Resource, obj Object, o deleteOptions) ([]string, bool) {
-	if r.opts.DisableGarbageCollection || res.isNamespace() {
-		return obj.Finalizers(), false
-	}
-	return gcFinalizers(obj, o)
-}
-
-// checkPreconditions is kube's early check (rest.BeforeDelete): given
-// preconditions are compared as strings, so "" and "0" conflict too.
-func checkPreconditions(res *Resource, name string, o deleteOptions, cur storage.Object) error {
-	conflict := func(why string) error {
-		return newStatus(409, "Conflict", fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", res.qualifiedKind(), name, why),
-			&StatusDetails{Name: name, Group: res.Group, Kind: res.Kind})
-	}
-	if p := o.precondUID; p != nil && *p != cur.UID {
-		return conflict(fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p, cur.UID))
-	}
-	if p := o.precondRV; p != nil && *p != rv.Format(cur.Revision) {
-		return conflict(fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p, rv.Format(cur.Revision)))
-	}
-	return toStatusOrNil(o.preconditions.Check(cur.Key, cur), res, name)
-}
-
-// markDeleting sets deletionTimestamp on an object with finalizers (once)
-// and the garbage collector's finalizers the options ask for; deleting
-// an object already being deleted may still change those (as kube).
-func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (storage.Object, error) {
-	out, err := r.write(ctx, res, ns, name, o.writeOptions, func(old Object, cur storage.Object) (Object, error) {
-		if err := checkPreconditions(res, name, o, cur); err != nil {
-			return nil, err
-		}
-		finalizers, changed := r.deletionFinalizers(res, old, o)
-		if old.deleting() && !changed {
-			return nil, errUnchanged
-		}
-		next := old.deepCopy()
-		meta := next.Meta()
-		if changed {
-			l := make([]any, len(finalizers))
-			for i, f := range finalizers {
-				l[i] = f
-			}
-			meta["finalizers"] = l
-		}
-		if !old.deleting() {
-			meta["deletionTimestamp"] = r.timestamp()
-			meta["deletionGracePeriodSeconds"] = int64(0)
-			if g := generation(old); g > 0 { // as kube's BeforeDelete
-				meta["generation"] = g + 1
-			}
-		}
-		if res.isNamespace() {
-			next.set("status.phase", "Terminating")
-		}
-		return next, nil
-	})
-	if errors.Is(err, errUnchanged) {
-		cur, err := r.store.Get(ctx, res.objectKey(ns, name), storage.GetOptions{})
-		return cur, toStatusOrNil(err, res, name)
-	}
-	if err != nil || o.dryRun {
-		return out, err
-	}
-	if res.isNamespace() {
-		r.emptyNamespace(ctx, name)
-	}
-	return out, nil
-}
-
-// errUnchanged aborts a write that has nothing to change.
-var errUnchanged = errors.New("registry: unchanged")

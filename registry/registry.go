@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/authn"
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/internal/gc"
@@ -60,6 +61,11 @@ type Options struct {
 	// request's authz.Attributes); what it does not allow answers 403.
 	// Nil allows everything (authz.AlwaysAllow).
 	Authorizer authz.Authorizer
+	// Admission is the admission chain every write goes through, the
+	// registry's own included (pipeline.go): mutating hooks before the
+	// strategy, validating hooks before storage. The zero chain admits
+	// everything, at no cost.
+	Admission admission.Chain
 }
 
 // Version is the /version document.
@@ -133,7 +139,7 @@ func New(opts Options) (*Registry, error) {
 	if r.authorizer == nil {
 		r.authorizer = authz.AlwaysAllow
 	}
-	r.ns = namespaceResource()
+	r.ns = namespaceResource(r)
 	for _, res := range append([]*Resource{r.ns}, r.reviewResources()...) {
 		if err := r.Register(res); err != nil {
 			return nil, err

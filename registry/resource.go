@@ -118,27 +118,47 @@ type Scale struct {
 // FieldError is one validation failure, reported as a cause of a 422.
 type FieldError = validation.Error
 
-// Strategy holds the per-resource hooks, each optional. Objects are the
-// decoded JSON; hooks may modify obj in place.
+// Strategy holds a kind's behaviour: the per-resource hooks of the write
+// pipeline (pipeline.go), each optional, called with the request's
+// context. Objects are the decoded JSON; hooks may modify obj (never
+// old) in place. A hook's error fails the write as it is: return a
+// *StatusError to choose the answer (others are 500s).
+//
+// Kind-specific lifecycle lives here, not in the verbs: the built-in
+// namespaces (namespace.go) are a Strategy like any other.
 type Strategy struct {
-	// Default fills defaults on create and update.
-	Default func(obj Object)
+	// Default fills defaults on create and update, before
+	// PrepareForCreate or PrepareForUpdate.
+	Default func(ctx context.Context, obj Object) error
 	// PrepareForCreate and PrepareForUpdate run after the server fields
 	// are set and before validation.
-	PrepareForCreate func(ctx context.Context, obj Object)
-	PrepareForUpdate func(ctx context.Context, obj, old Object)
+	PrepareForCreate func(ctx context.Context, obj Object) error
+	PrepareForUpdate func(ctx context.Context, obj, old Object) error
 	// Validation hooks; their errors answer 422 Invalid.
 	ValidateCreate func(ctx context.Context, obj Object) []FieldError
 	ValidateUpdate func(ctx context.Context, obj, old Object) []FieldError
-	// ValidateDelete may refuse a delete (its error is returned as is;
-	// return a *StatusError to choose the code).
-	ValidateDelete func(ctx context.Context, obj Object) error
-	// ValidateName replaces the default DNS-1123 subdomain name rule.
-	ValidateName func(name string) []string
+	// ValidateName replaces the default DNS-1123 subdomain name rule
+	// (it is also given generateName, with a trailing "-" masked); its
+	// messages answer 422 Invalid.
+	ValidateName func(ctx context.Context, name string) []string
 	// WarningsOnCreate and WarningsOnUpdate return warnings for a valid
 	// write, sent as Warning headers (any hook may also call Warn).
 	WarningsOnCreate func(ctx context.Context, obj Object) []string
 	WarningsOnUpdate func(ctx context.Context, obj, old Object) []string
+
+	// ValidateDelete may refuse the delete of obj, the stored object.
+	ValidateDelete func(ctx context.Context, obj Object) error
+	// Finalizers are the kind's own finalizers of obj, besides
+	// metadata.finalizers (a namespace's spec.finalizers): a delete
+	// leaves an object that has any, marked with deletionTimestamp, and
+	// it goes with the write that leaves it none.
+	Finalizers func(ctx context.Context, obj Object) []string
+	// PrepareForDelete changes obj, the object a delete leaves in place
+	// (with deletionTimestamp set), before it is stored.
+	PrepareForDelete func(ctx context.Context, obj Object) error
+	// AfterDelete is called once a delete is stored (never on dry run):
+	// gone tells whether obj was removed or left being deleted.
+	AfterDelete func(ctx context.Context, obj Object, gone bool)
 }
 
 // SubresourceHandler serves a user-defined subresource. The request names

@@ -29,7 +29,7 @@ func TestUpdateRetryHookStartsFromRequest(t *testing.T) {
 	var s *server
 	var calls atomic.Int32
 	var sawChanged atomic.Bool
-	res := hooked(registry.Strategy{PrepareForUpdate: func(_ context.Context, obj, _ registry.Object) {
+	res := hooked(registry.Strategy{PrepareForUpdate: func(_ context.Context, obj, _ registry.Object) error {
 		n := calls.Add(1)
 		spec := obj["spec"].(map[string]any)
 		if _, ok := spec["hooked"]; ok {
@@ -40,6 +40,7 @@ func TestUpdateRetryHookStartsFromRequest(t *testing.T) {
 		if n == 1 { // a concurrent write: the first attempt conflicts
 			s.must(http.StatusOK, http.MethodPut, hookedPath+"/g", hookedObj("g", map[string]any{"color": "blue"}))
 		}
+		return nil
 	}})
 	s = newServer(t, res)
 	s.must(http.StatusCreated, http.MethodPost, hookedPath, hookedObj("g", map[string]any{"color": "red"}))
@@ -61,7 +62,7 @@ func TestUpdateRetryHookStartsFromRequest(t *testing.T) {
 func TestUpdateRetryWithoutHooks(t *testing.T) {
 	var s *server
 	var calls atomic.Int32
-	res := hooked(registry.Strategy{ValidateName: func(string) []string {
+	res := hooked(registry.Strategy{ValidateName: func(context.Context, string) []string {
 		if calls.Add(1) == 2 { // the update's first attempt
 			s.must(http.StatusOK, http.MethodDelete, hookedPath+"/g", nil)
 			s.must(http.StatusCreated, http.MethodPost, hookedPath, hookedObj("g", map[string]any{"color": "blue"}))

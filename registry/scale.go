@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -126,42 +127,47 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *routed) error {
 // updateScale writes spec.replicas through the Scale view: PUT sends a whole
 // Scale, PATCH patches the current Scale.
 func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, method, pt string, body []byte, o writeOptions) (storage.Object, error) {
-	return r.write(ctx, res, ns, name, o, func(old Object, cur storage.Object) (Object, error) {
-		in := body
-		if method == http.MethodPatch {
-			curScale, _ := json.Marshal(scaleOf(res, old))
-			patched, err := applyPatch(&Resource{}, pt, curScale, body)
-			if err != nil {
-				return nil, err
+	options := "UpdateOptions"
+	if method == http.MethodPatch {
+		options = "PatchOptions"
+	}
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: options,
+		object: func(old Object, cur storage.Object) (Object, error) {
+			in := body
+			if method == http.MethodPatch {
+				curScale, _ := json.Marshal(scaleOf(res, old))
+				patched, err := applyPatch(&Resource{}, pt, curScale, body)
+				if err != nil {
+					return nil, err
+				}
+				in = patched
 			}
-			in = patched
-		}
-		var s struct {
-			Metadata struct {
-				Name            string `json:"name"`
-				ResourceVersion string `json:"resourceVersion"`
-			} `json:"metadata"`
-			Spec struct {
-				Replicas *int64 `json:"replicas"`
-			} `json:"spec"`
-		}
-		if err := json.Unmarshal(in, &s); err != nil {
-			return nil, errBadRequest("the body is not a valid autoscaling/v1 Scale: %v", err)
-		}
-		if s.Metadata.ResourceVersion != "" && s.Metadata.ResourceVersion != rv.Format(cur.Revision) {
-			return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
-		}
-		if s.Metadata.Name != "" && s.Metadata.Name != name {
-			return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", s.Metadata.Name, name)
-		}
-		if s.Spec.Replicas == nil || *s.Spec.Replicas < 0 {
-			return nil, errInvalid(&Resource{Group: "autoscaling", Kind: "Scale"}, name, []FieldError{{Type: "FieldValueInvalid", Field: "spec.replicas",
-				Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
-		}
-		next := old.deepCopy()
-		next.set(res.Scale.SpecReplicasPath, json.Number(strconv.FormatInt(*s.Spec.Replicas, 10)))
-		return r.prepareUpdate(ctx, res, next, old, "")
-	})
+			var s struct {
+				Metadata struct {
+					Name            string `json:"name"`
+					ResourceVersion string `json:"resourceVersion"`
+				} `json:"metadata"`
+				Spec struct {
+					Replicas *int64 `json:"replicas"`
+				} `json:"spec"`
+			}
+			if err := json.Unmarshal(in, &s); err != nil {
+				return nil, errBadRequest("the body is not a valid autoscaling/v1 Scale: %v", err)
+			}
+			if s.Metadata.ResourceVersion != "" && s.Metadata.ResourceVersion != rv.Format(cur.Revision) {
+				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+			}
+			if s.Metadata.Name != "" && s.Metadata.Name != name {
+				return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", s.Metadata.Name, name)
+			}
+			if s.Spec.Replicas == nil || *s.Spec.Replicas < 0 {
+				return nil, errInvalid(&Resource{Group: "autoscaling", Kind: "Scale"}, name, []FieldError{{Type: "FieldValueInvalid", Field: "spec.replicas",
+					Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
+			}
+			next := old.deepCopy()
+			next.set(res.Scale.SpecReplicasPath, json.Number(strconv.FormatInt(*s.Spec.Replicas, 10)))
+			return next, nil
+		}})
 }
 
 func replicasString(p *int64) string {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -52,9 +53,14 @@ type StatusCause struct {
 // registry returns, over HTTP or in-process, is one.
 type StatusError struct {
 	Status Status
+	cause  error // the typed error the Status was made from, if any
 }
 
 func (e *StatusError) Error() string { return e.Status.Message }
+
+// Unwrap is the typed error the Status was made from (a storage error, an
+// admission denial), so that errors.Is and errors.As see through it.
+func (e *StatusError) Unwrap() error { return e.cause }
 
 // Code is the HTTP status code.
 func (e *StatusError) Code() int { return e.Status.Code }
@@ -72,7 +78,7 @@ func ReasonOf(err error) string {
 }
 
 func newStatus(code int, reason, msg string, d *StatusDetails) *StatusError {
-	return &StatusError{Status{
+	return &StatusError{Status: Status{
 		Kind: "Status", APIVersion: "v1", Status: "Failure",
 		Code: code, Reason: reason, Message: msg, Details: d,
 	}}
@@ -97,9 +103,11 @@ func errMethodNotAllowed(method string) *StatusError {
 }
 
 func errConflict(r *Resource, name, why string) *StatusError {
-	return newStatus(http.StatusConflict, "Conflict",
+	se := newStatus(http.StatusConflict, "Conflict",
 		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", r.qualified(), name, why),
 		&StatusDetails{Name: name, Group: r.Group, Kind: r.Plural})
+	se.cause = storage.ErrConflict // a conflict as storage's are
+	return se
 }
 
 func errInvalid(r *Resource, name string, errs []FieldError) *StatusError {
@@ -153,6 +161,23 @@ func toStatus(err error, r *Resource, name string) *StatusError {
 	}
 	if r == nil {
 		r = &Resource{}
+	}
+	se = statusOf(err, r, name)
+	se.cause = err
+	return se
+}
+
+func statusOf(err error, r *Resource, name string) *StatusError {
+	var ae *admission.Error
+	if errors.As(err, &ae) {
+		code, reason := ae.Code, ae.Reason
+		if code == 0 {
+			code = http.StatusForbidden
+		}
+		if reason == "" {
+			reason = http.StatusText(code)
+		}
+		return newStatus(code, reason, ae.Message, &StatusDetails{Name: name, Group: r.Group, Kind: r.Plural})
 	}
 	var rve *rv.Error
 	if errors.As(err, &rve) {

@@ -1,0 +1,237 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/request"
+	"github.com/kapi-dev/kapi/storage"
+)
+
+// The write pipeline. Every write — create, update, each patch type,
+// apply, status, scale, delete, deletecollection, and the writes kapi
+// makes itself (the garbage collector's, namespace emptying and
+// finalization) — goes through commit, and through the same stages in
+// the same order:
+//
+//	mutating admission → strategy (defaults, prepare) → validation
+//	(schema, CEL, strategy) → managedFields → validating admission →
+//	storage (unless dry run)
+//
+// A verb's own work is to make the request object: decode and normalise
+// the body (create, update), apply a patch or an apply configuration to
+// the stored object (patch, apply, scale; once per storage attempt), or
+// edit the stored object (the garbage collector, namespace finalization).
+// A DELETE has no new object: its stages are admission with the stored
+// object as OldObject, the strategy's ValidateDelete, and, when the object
+// stays to be finalized, PrepareForDelete (commitDelete, delete.go).
+// Errors keep their type: where the pipeline gives one its Status (the
+// in-process Client returns *StatusError), the StatusError unwraps to the
+// error it was made from, so errors.Is and errors.As still see a storage
+// error or an *admission.Error.
+
+// The users kapi's own writes are made as: kube's (the loopback client's
+// that creates the default namespace, the controllers').
+var (
+	apiserverUser = &request.User{Name: "system:apiserver", Groups: []string{request.SystemPrivileged, request.AllAuthenticated}}
+	gcUser        = &request.User{Name: "system:serviceaccount:kube-system:generic-garbage-collector",
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", request.AllAuthenticated}}
+	namespaceControllerUser = &request.User{Name: "system:serviceaccount:kube-system:namespace-controller",
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", request.AllAuthenticated}}
+)
+
+// writeRequest is one write through the pipeline.
+type writeRequest struct {
+	res           *Resource
+	op            admission.Operation // Create, Update or Delete
+	ns, name, sub string
+	o             writeOptions
+	// options is the kind of the write's options for admission:
+	// "CreateOptions", "UpdateOptions" or "PatchOptions".
+	options string
+	force   bool // an apply's force option
+	// obj is a create's object, when object is nil.
+	obj Object
+	// object makes the request's object: once on create (old is nil),
+	// from the stored state in each attempt of an update. It is the
+	// pipeline's to change.
+	object func(old Object, cur storage.Object) (Object, error)
+	// del are a delete's options (o is then unused).
+	del deleteOptions
+}
+
+// commit runs a write through the pipeline: the one function every write
+// goes through. gone reports whether a delete removed the object (false
+// when it only marked it for deletion, and for creates and updates).
+func (r *Registry) commit(ctx context.Context, w *writeRequest) (out storage.Object, gone bool, err error) {
+	switch w.op {
+	case admission.Create:
+		out, err = r.commitCreate(ctx, w)
+	case admission.Delete:
+		out, gone, err = r.commitDelete(ctx, w)
+	default:
+		out, err = r.commitUpdate(ctx, w)
+	}
+	return out, gone, err
+}
+
+// commitObject is commit for a create or update.
+func (r *Registry) commitObject(ctx context.Context, w *writeRequest) (storage.Object, error) {
+	out, _, err := r.commit(ctx, w)
+	return out, err
+}
+
+func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage.Object, error) {
+	w := *req // the attempts' closure keeps its own copy: req stays on the caller's stack
+	return r.write(ctx, w.res, w.ns, w.name, w.o, func(old Object, cur storage.Object) (Object, error) {
+		obj, err := w.object(old, cur)
+		if err != nil {
+			return nil, err
+		}
+		a := r.attributes(ctx, &w, obj, old)
+		if err := r.admit(ctx, a); err != nil {
+			return nil, err
+		}
+		if a != nil {
+			obj = Object(a.Object)
+		}
+		next, err := r.prepareUpdate(ctx, w.res, obj, old, w.sub)
+		if err != nil {
+			return nil, err
+		}
+		if !w.o.applied {
+			if next, err = r.track(w.res, old, next, w.o.manager, w.sub); err != nil {
+				return nil, err
+			}
+		}
+		if a != nil {
+			a.Object = next
+		}
+		return next, r.validate(ctx, a)
+	})
+}
+
+func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.Object, error) {
+	res, obj := w.res, w.obj
+	if w.object != nil {
+		var err error
+		if obj, err = w.object(nil, storage.Object{}); err != nil {
+			return storage.Object{}, err
+		}
+	}
+	a := r.attributes(ctx, w, obj, nil)
+	if err := r.admit(ctx, a); err != nil {
+		return storage.Object{}, toStatus(err, res, obj.Name())
+	}
+	if a != nil {
+		obj = Object(a.Object)
+	}
+	meta := obj.Meta()
+	generate, _ := meta["generateName"].(string)
+	generated := obj.Name() == "" && generate != ""
+	for attempt := 0; ; attempt++ {
+		if generated {
+			meta["name"] = validation.GenerateName(generate)
+		}
+		if err := r.prepareCreate(ctx, res, obj); err != nil {
+			return storage.Object{}, err
+		}
+		if !w.o.applied {
+			tracked, err := r.track(res, nil, obj, w.o.manager, "")
+			if err != nil {
+				return storage.Object{}, err
+			}
+			obj = tracked
+		}
+		if a != nil {
+			a.Object, a.Name = obj, obj.Name()
+		}
+		if err := r.validate(ctx, a); err != nil {
+			return storage.Object{}, toStatus(err, res, obj.Name())
+		}
+		so, err := toStorage(res, obj)
+		if err != nil {
+			return so, err
+		}
+		if w.o.dryRun {
+			if _, err := r.store.Get(ctx, so.Key, storage.GetOptions{}); err == nil {
+				return so, toStatus(storage.NewError(storage.ErrExists, so.Key, ""), res, obj.Name())
+			}
+			return so, nil
+		}
+		out, err := r.store.Create(ctx, so)
+		if storage.IsExists(err) && generated && attempt < generateNameRetries {
+			continue
+		}
+		if err != nil {
+			return out, toStatus(err, res, obj.Name())
+		}
+		return out, nil
+	}
+}
+
+// attributes are the admission attributes of a create or update of obj,
+// or nil when the registry has no admission hook (the chain then costs
+// nothing).
+func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Object) *admission.Attributes {
+	if r.opts.Admission.Empty() {
+		return nil
+	}
+	opts := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": w.options}
+	if w.o.dryRun {
+		opts["dryRun"] = []any{"All"}
+	}
+	if w.o.manager != "" {
+		opts["fieldManager"] = w.o.manager
+	}
+	if w.o.fieldValidation != "" {
+		opts["fieldValidation"] = w.o.fieldValidation
+	}
+	if w.force {
+		opts["force"] = true
+	}
+	a := r.newAttributes(ctx, w.res, w.op, w.ns, w.name, w.sub)
+	a.Object, a.DryRun, a.Options = obj, w.o.dryRun, opts
+	if old != nil {
+		a.OldObject = old
+	}
+	return a
+}
+
+func (r *Registry) newAttributes(ctx context.Context, res *Resource, op admission.Operation, ns, name, sub string) *admission.Attributes {
+	u, _ := request.UserFrom(ctx)
+	if !res.Namespaced {
+		ns = ""
+	}
+	return &admission.Attributes{User: u, Operation: op, Group: res.Group, Version: res.Version, Kind: res.Kind,
+		Resource: res.Plural, Subresource: sub, Namespace: ns, Name: name}
+}
+
+// admit runs the mutating hooks (a nil: none), and sends their warnings.
+func (r *Registry) admit(ctx context.Context, a *admission.Attributes) error {
+	if a == nil {
+		return nil
+	}
+	err := r.opts.Admission.Admit(ctx, a)
+	warnAll(ctx, a)
+	return err
+}
+
+// validate runs the validating hooks (a nil: none), and sends their
+// warnings.
+func (r *Registry) validate(ctx context.Context, a *admission.Attributes) error {
+	if a == nil {
+		return nil
+	}
+	err := r.opts.Admission.Validate(ctx, a)
+	warnAll(ctx, a)
+	return err
+}
+
+// warnAll sends a's warnings (Warn sends each once).
+func warnAll(ctx context.Context, a *admission.Attributes) {
+	for _, w := range a.Warnings() {
+		Warn(ctx, w)
+	}
+}
