@@ -12,8 +12,8 @@ func TestDiscovery(t *testing.T) {
 	}
 	apis := s.must(200, "GET", "/apis", nil)
 	groups := apis["groups"].([]any)
-	// The review groups are always served; example.com is the test's.
-	if apis["kind"] != "APIGroupList" || len(groups) != 3 || str(groups[2].(map[string]any), "name") != "example.com" ||
+	// The review and RBAC groups are always served; example.com is the test's.
+	if apis["kind"] != "APIGroupList" || len(groups) != 4 || str(groups[2].(map[string]any), "name") != "example.com" ||
 		str(groups[2].(map[string]any), "preferredVersion.groupVersion") != "example.com/v1" {
 		t.Errorf("/apis: got %v", apis)
 	}
@@ -65,7 +65,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 	}
 	m := r.obj(t)
 	items := m["items"].([]any)
-	if m["kind"] != "APIGroupDiscoveryList" || len(items) != 3 {
+	if m["kind"] != "APIGroupDiscoveryList" || len(items) != 4 {
 		t.Fatalf("got %v", m)
 	}
 	g := items[2].(map[string]any)

@@ -24,12 +24,14 @@ func (r *Registry) startGC() *gc.Collector {
 	return gc.Start(gcRegistry{r}, r.store, r.log)
 }
 
-// Close stops the registry's background work (the garbage collector) and
-// waits for it to end. The registry still serves requests afterwards.
+// Close stops the registry's background work (the garbage collector, the
+// RBAC feeds) and waits for it to end. The registry still serves requests
+// afterwards.
 func (r *Registry) Close() error {
 	if r.gc != nil {
 		r.gc.Close()
 	}
+	r.stopRBAC()
 	return nil
 }
 
@@ -74,8 +76,15 @@ func (g gcRegistry) Delete(ctx context.Context, res gc.Resource, ns, name string
 }
 
 func (g gcRegistry) Update(ctx context.Context, res gc.Resource, ns, name string, edit func(obj map[string]any) bool) error {
-	ctx = request.WithUser(ctx, gcUser)
-	_, _, err := g.r.commit(ctx, &writeRequest{res: res.(gcResource).res, op: admission.Update, ns: ns, name: name,
+	return g.r.edit(ctx, res.(gcResource).res, ns, name, gcUser, edit)
+}
+
+// edit is a write kapi makes itself, as user: edit changes a copy of the
+// stored object, or reports that it has nothing to change. A missing
+// object is not an error.
+func (r *Registry) edit(ctx context.Context, res *Resource, ns, name string, user *request.User, edit func(obj map[string]any) bool) error {
+	ctx = request.WithUser(ctx, user)
+	_, _, err := r.commit(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name,
 		o: writeOptions{manager: controllerManager}, options: "PatchOptions",
 		object: func(old Object, _ storage.Object) (Object, error) {
 			next := old.deepCopy()

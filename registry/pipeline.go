@@ -73,6 +73,11 @@ func (r *Registry) commit(ctx context.Context, w *writeRequest) (out storage.Obj
 	default:
 		out, err = r.commitUpdate(ctx, w)
 	}
+	if after := w.res.Strategy.AfterWrite; after != nil && err == nil && w.op != admission.Delete && !w.o.dryRun {
+		if obj, derr := decodeStored(out.Value, out.Revision); derr == nil {
+			after(ctx, obj, out.Revision)
+		}
+	}
 	return out, gone, err
 }
 

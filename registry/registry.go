@@ -14,6 +14,7 @@ import (
 	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/authn"
 	"github.com/kapi-dev/kapi/registry/authz"
+	"github.com/kapi-dev/kapi/registry/authz/rbac"
 	"github.com/kapi-dev/kapi/registry/internal/gc"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/request"
@@ -66,6 +67,13 @@ type Options struct {
 	// strategy, validating hooks before storage. The zero chain admits
 	// everything, at no cost.
 	Admission admission.Chain
+	// RBAC, when set, is fed every stored Role, ClusterRole, RoleBinding
+	// and ClusterRoleBinding (rbac.go): put it in Authorizer too, usually
+	// as authz.Union(authz.Privileged(request.SystemPrivileged), RBAC).
+	// The registry then also checks role and binding writes as kube does
+	// (escalate, bind), keeps aggregated ClusterRoles, and creates kube's
+	// default roles and bindings. The RBAC kinds are served either way.
+	RBAC *rbac.Authorizer
 }
 
 // Version is the /version document.
@@ -84,6 +92,7 @@ type Registry struct {
 	store      storage.Interface
 	log        *slog.Logger
 	authorizer authz.Authorizer // Options.Authorizer or AlwaysAllow
+	rbac       *rbacFeeds       // feeds Options.RBAC; nil without it
 
 	mu        sync.RWMutex
 	resources map[string]*Resource            // by group/version/plural
@@ -140,8 +149,15 @@ func New(opts Options) (*Registry, error) {
 		r.authorizer = authz.AlwaysAllow
 	}
 	r.ns = namespaceResource(r)
-	for _, res := range append([]*Resource{r.ns}, r.reviewResources()...) {
+	rbacResources := r.rbacResources()
+	for _, res := range append(append([]*Resource{r.ns}, r.reviewResources()...), rbacResources...) {
 		if err := r.Register(res); err != nil {
+			return nil, err
+		}
+	}
+	if opts.RBAC != nil {
+		if err := r.startRBAC(rbacResources); err != nil {
+			r.stopRBAC()
 			return nil, err
 		}
 	}

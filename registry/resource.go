@@ -156,6 +156,9 @@ type Strategy struct {
 	// PrepareForDelete changes obj, the object a delete leaves in place
 	// (with deletionTimestamp set), before it is stored.
 	PrepareForDelete func(ctx context.Context, obj Object) error
+	// AfterWrite is called once a create or update is stored (never on
+	// dry run) with the stored object and its revision.
+	AfterWrite func(ctx context.Context, obj Object, revision uint64)
 	// AfterDelete is called once a delete is stored (never on dry run):
 	// gone tells whether obj was removed or left being deleted.
 	AfterDelete func(ctx context.Context, obj Object, gone bool)

@@ -8,6 +8,8 @@ import (
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/registry/authn"
 	"github.com/kapi-dev/kapi/registry/authz"
+	"github.com/kapi-dev/kapi/registry/authz/rbac"
+	"github.com/kapi-dev/kapi/registry/request"
 )
 
 // Auth says who may use the server, with kube-apiserver's flags' names
@@ -29,7 +31,10 @@ type Auth struct {
 	// system:anonymous.
 	DisableAnonymous bool
 	// AuthorizationMode is --authorization-mode: AlwaysAllow (the
-	// default) or RBAC.
+	// default) or RBAC (members of system:masters may do anything; others
+	// what the stored roles and bindings grant, starting from kube's
+	// defaults: discovery, health and the self reviews for every
+	// authenticated user).
 	AuthorizationMode string
 }
 
@@ -42,7 +47,9 @@ func (a Auth) apply(ro *registry.Options) error {
 	case "", "AlwaysAllow":
 		ro.Authorizer = authz.AlwaysAllow
 	case "RBAC":
-		return fmt.Errorf("--authorization-mode=RBAC: not available yet")
+		z := rbac.New()
+		ro.RBAC = z
+		ro.Authorizer = authz.Union(authz.Privileged(request.SystemPrivileged), z)
 	default:
 		return fmt.Errorf("--authorization-mode=%s: want AlwaysAllow or RBAC", a.AuthorizationMode)
 	}

@@ -1,0 +1,192 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry/authz/rbac"
+	"github.com/kapi-dev/kapi/registry/request"
+	"github.com/kapi-dev/kapi/schema"
+)
+
+// RBAC (EXT-10): rbac.authorization.k8s.io/v1 Roles, ClusterRoles,
+// RoleBindings and ClusterRoleBindings are served as any resource. With
+// Options.RBAC set, the registry also
+//   - feeds that authorizer every stored role and binding as it changes
+//     (a watch per resource, rbacFeed), and a write of one returns only
+//     once the authorizer has seen it, so the next request is decided by
+//     it (read your own writes, as a single kube-apiserver almost gives);
+//   - refuses a role or binding that grants what its author does not
+//     hold (kube's escalate and bind checks, in the kinds' strategies);
+//   - keeps aggregated ClusterRoles' rules (kube's aggregation
+//     controller) and creates kube's default roles and bindings.
+
+// rbacGroup is the group of the RBAC kinds.
+const rbacGroup = "rbac.authorization.k8s.io"
+
+// rbacResources are the four RBAC kinds, with kube's checks when r
+// enforces RBAC.
+func (r *Registry) rbacResources() []*Resource {
+	role := func(kind, plural string, namespaced bool, s *schema.Schema) *Resource {
+		res := &Resource{Group: rbacGroup, Version: "v1", Kind: kind, Plural: plural, Namespaced: namespaced, Schema: s}
+		res.Strategy = Strategy{
+			ValidateName:     pathSegmentName,
+			PrepareForCreate: func(ctx context.Context, obj Object) error { return r.checkRoleWrite(ctx, res, obj, nil) },
+			PrepareForUpdate: func(ctx context.Context, obj, old Object) error { return r.checkRoleWrite(ctx, res, obj, old) },
+			AfterWrite:       r.rbacSeen(res),
+			AfterDelete:      r.rbacGone(res),
+		}
+		return res
+	}
+	binding := func(kind, plural string, namespaced bool, s *schema.Schema) *Resource {
+		res := &Resource{Group: rbacGroup, Version: "v1", Kind: kind, Plural: plural, Namespaced: namespaced, Schema: s,
+			Columns: []Column{
+				{Name: "Role", Type: "string", Description: "The role the binding grants", Value: func(obj Object) any {
+					ref, _ := obj["roleRef"].(map[string]any)
+					return str(ref["kind"]) + "/" + str(ref["name"])
+				}},
+				{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+			}}
+		res.Strategy = Strategy{
+			ValidateName:     pathSegmentName,
+			PrepareForCreate: func(ctx context.Context, obj Object) error { return r.checkBindingWrite(ctx, res, obj, nil) },
+			PrepareForUpdate: func(ctx context.Context, obj, old Object) error { return r.checkBindingWrite(ctx, res, obj, old) },
+			ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError {
+				if !reflect.DeepEqual(obj["roleRef"], old["roleRef"]) {
+					return []FieldError{{Type: validation.TypeInvalid, Field: "roleRef", Value: obj["roleRef"], Detail: "cannot change roleRef"}}
+				}
+				return nil
+			},
+			AfterWrite:  r.rbacSeen(res),
+			AfterDelete: r.rbacGone(res),
+		}
+		return res
+	}
+	out := []*Resource{
+		role("Role", "roles", true, schema.Role()),
+		role("ClusterRole", "clusterroles", false, schema.ClusterRole()),
+		binding("RoleBinding", "rolebindings", true, schema.RoleBinding()),
+		binding("ClusterRoleBinding", "clusterrolebindings", false, schema.ClusterRoleBinding()),
+	}
+	out[0].Protobuf, out[1].Protobuf = protobuf.Role, protobuf.ClusterRole
+	out[2].Protobuf, out[3].Protobuf = protobuf.RoleBinding, protobuf.ClusterRoleBinding
+	return out
+}
+
+// requestUser and the request's Info, for the write checks; kapi's own
+// writes (no Info: the aggregation controller's, the defaults') are not
+// checked.
+func writeAuthor(ctx context.Context) (*request.User, *request.Info, bool) {
+	info, ok := request.InfoFrom(ctx)
+	u, uok := request.UserFrom(ctx)
+	return u, info, ok && uok
+}
+
+// checkRoleWrite is kube's escalation check on a Role or ClusterRole
+// write (rbac.CheckRoleWrite); an update that changes nothing the check
+// reads (only finalizers or ownerReferences, as kube exempts) passes.
+func (r *Registry) checkRoleWrite(ctx context.Context, res *Resource, obj, old Object) error {
+	u, info, ok := writeAuthor(ctx)
+	if r.opts.RBAC == nil || !ok || (old != nil && onlyGCFields(obj, old)) {
+		return nil
+	}
+	var role struct {
+		Rules           []rbac.PolicyRule     `json:"rules"`
+		AggregationRule *rbac.AggregationRule `json:"aggregationRule"`
+	}
+	if err := convert(obj, &role); err != nil {
+		return errBadRequest("%s: %v", res.Kind, err)
+	}
+	aggregation := role.AggregationRule != nil
+	if old != nil {
+		_, was := old["aggregationRule"]
+		aggregation = aggregation || was
+	}
+	if err := r.opts.RBAC.CheckRoleWrite(ctx, r.authorizer, u, info, role.Rules, aggregation); err != nil {
+		return rbacForbidden(res, obj.Name(), err)
+	}
+	return nil
+}
+
+// checkBindingWrite is kube's check on a RoleBinding or
+// ClusterRoleBinding write (rbac.CheckBindingWrite).
+func (r *Registry) checkBindingWrite(ctx context.Context, res *Resource, obj, old Object) error {
+	u, _, ok := writeAuthor(ctx)
+	if r.opts.RBAC == nil || !ok || (old != nil && onlyGCFields(obj, old)) {
+		return nil
+	}
+	var b struct {
+		RoleRef rbac.RoleRef `json:"roleRef"`
+	}
+	if err := convert(obj, &b); err != nil {
+		return errBadRequest("%s: %v", res.Kind, err)
+	}
+	err := r.opts.RBAC.CheckBindingWrite(ctx, r.authorizer, u, obj.Namespace(), b.RoleRef)
+	var nf *rbac.NotFoundError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &nf):
+		return newStatus(http.StatusNotFound, "NotFound", err.Error(), &StatusDetails{Name: b.RoleRef.Name, Group: rbacGroup, Kind: strings.ToLower(b.RoleRef.Kind) + "s"})
+	}
+	return rbacForbidden(res, obj.Name(), err)
+}
+
+// rbacForbidden is kube's 403 for a refused role or binding write.
+func rbacForbidden(res *Resource, name string, err error) *StatusError {
+	return newStatus(http.StatusForbidden, "Forbidden", rbac.ForbiddenMessage(res.Plural, name, err),
+		&StatusDetails{Name: name, Group: rbacGroup, Kind: res.Plural})
+}
+
+// onlyGCFields tells an update that changes only the fields the garbage
+// collector writes (kube's IsOnlyMutatingGCFields).
+func onlyGCFields(obj, old Object) bool {
+	strip := func(o Object) Object {
+		c := make(Object, len(o))
+		for k, v := range o {
+			c[k] = v
+		}
+		m := make(map[string]any, len(o.Meta()))
+		for k, v := range o.Meta() {
+			switch k {
+			case "finalizers", "ownerReferences", "resourceVersion", "managedFields", "generation":
+			default:
+				m[k] = v
+			}
+		}
+		c["metadata"] = m
+		return c
+	}
+	return reflect.DeepEqual(strip(obj), strip(old))
+}
+
+// convert decodes in into out by its JSON form.
+func convert(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// pathSegmentName is kube's name rule for the RBAC kinds
+// (ValidateRBACName): any name that is a path segment, so
+// "system:discovery" is one.
+func pathSegmentName(_ context.Context, name string) []string {
+	switch {
+	case name == "." || name == "..":
+		return []string{fmt.Sprintf("may not be '%s'", name)}
+	case strings.Contains(name, "/"):
+		return []string{"may not contain '/'"}
+	case strings.Contains(name, "%"):
+		return []string{"may not contain '%'"}
+	}
+	return nil
+}
