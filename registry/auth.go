@@ -16,11 +16,11 @@ import (
 // request pipeline (EXT-3, EXT-8): every request, whatever its route,
 // passes them in ServeHTTP before its handler runs.
 
-// anonymousUser is who sends a request when no authenticator is set, or
-// when the anonymous authenticator accepts it.
-func anonymousUser() *request.User {
-	return &request.User{Name: request.Anonymous, Groups: []string{request.AllUnauthenticated}}
-}
+// anonymous is who sends a request when no authenticator is set. Like
+// every User in a request's context, it is read-only.
+var anonymous = &request.User{Name: request.Anonymous, Groups: []string{request.AllUnauthenticated}}
+
+func anonymousUser() *request.User { return anonymous }
 
 // authenticate finds who sends req: 401 when its credentials are not
 // valid or no authenticator accepts it.

@@ -265,22 +265,22 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeStatus(w, req, toStatus(err, nil, ""))
 		return
 	}
-	req = req.WithContext(request.WithUser(request.WithInfo(req.Context(), info), user))
+	ctx := request.WithUser(request.WithInfo(req.Context(), info), user)
 	if !info.IsResourceRequest {
 		h, ok := r.nonResourceHandler(req.URL.Path)
 		if !ok {
 			writeStatus(w, req, errPathNotFound())
 			return
 		}
-		h(w, req)
+		h(w, req.WithContext(ctx))
 		return
 	}
-	rq, h, err := r.route(req, info)
+	rq, h, err := r.route(req.Method, info)
 	if err != nil {
 		writeStatus(w, req, toStatus(err, nil, ""))
 		return
 	}
-	rq.Request = rq.WithContext(withWarnings(rq.Context(), w.Header()))
+	rq.Request = req.WithContext(withWarnings(ctx, w.Header()))
 	if err := h(r, w, rq); err != nil {
 		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
 	}
@@ -314,7 +314,7 @@ func addressesNamespace(info *request.Info) bool {
 // route finds the resource and the handler of a resource request: 404
 // when the resource or subresource is not served, 405 when the endpoint
 // has no handler for the verb.
-func (r *Registry) route(req *http.Request, info *request.Info) (*routed, verbHandler, error) {
+func (r *Registry) route(method string, info *request.Info) (*routed, verbHandler, error) {
 	if len(info.Parts) > 3 || info.Resource == "" {
 		return nil, nil, errPathNotFound()
 	}
@@ -322,7 +322,7 @@ func (r *Registry) route(req *http.Request, info *request.Info) (*routed, verbHa
 	if res == nil {
 		return nil, nil, errPathNotFound()
 	}
-	rq := &routed{Request: req, res: res, namespace: info.Namespace, name: info.Name, subresource: info.Subresource}
+	rq := &routed{res: res, namespace: info.Namespace, name: info.Name, subresource: info.Subresource}
 	if len(info.Parts) == 1 {
 		rq.name = "" // a collection: a name from a field selector only filters
 	}
@@ -343,7 +343,7 @@ func (r *Registry) route(req *http.Request, info *request.Info) (*routed, verbHa
 	}
 	h := resourceRoutes[ep][info.Verb]
 	if h == nil {
-		return nil, nil, errMethodNotAllowed(req.Method)
+		return nil, nil, errMethodNotAllowed(method)
 	}
 	return rq, h, nil
 }
