@@ -10,7 +10,12 @@
 //     storage/memory (the MVCC in-memory default) and storage/storagetest
 //     (the conformance suite every backend passes);
 //   - registry: resource definitions turned into an http.Handler that real
-//     Kubernetes clients (client-go, kubectl) use unchanged.
+//     Kubernetes clients (client-go, kubectl) use unchanged, with the
+//     request pipeline's stages a program implements or calls in packages
+//     of their own: registry/request (a request's Info and User),
+//     registry/authn (authenticators), registry/authz and
+//     registry/authz/rbac (authorizers, kube's RBAC) and
+//     registry/admission (admission hooks).
 //
 // This package itself holds no code; import the packages you need.
 package kapi

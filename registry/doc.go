@@ -5,7 +5,14 @@
 // namespaces. Real clients (client-go, kubectl) use it unchanged.
 //
 // It is the only package that imports all the others. Every request goes
-// through one path: route, decode, the verb, encode. Every write — create,
+// through one path (ServeHTTP): route (request.Parse gives its Info, by
+// kube-apiserver's request-info rules), authenticate (Options.
+// Authenticator: its User, or 401), impersonate (the Impersonate-*
+// headers, each authorized with the impersonate verb), authorize
+// (Options.Authorizer, or 403 with kube's message), then the handler the
+// route table names (routes.go): decode, the verb, encode. Every route
+// asks the authorizer, discovery, OpenAPI, health and the reviews
+// included; routes_test.go proves it from the table itself. Every write — create,
 // update, each patch type, apply, status, scale, delete,
 // deletecollection, and the writes the registry makes itself (the garbage
 // collector's, namespace emptying and finalization) — then goes through
@@ -38,6 +45,12 @@
 // (the garbage collector, through a small interface) and inproc (the
 // in-process RoundTripper of Transport). None imports registry. The
 // stages users implement or call are exported from small packages:
-// request (a request's Info and User) and admission (the admission
-// hooks and their chain).
+// request (a request's Info and User), authn (authenticators: tokens,
+// client certificates, front proxy, anonymous), authz (the Authorizer,
+// unions, allow-all) with authz/rbac (kube's RBAC, fed by the registry
+// from the stored roles and bindings, rbac.go) and admission (the
+// admission hooks and their chain). The review resources
+// (SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview,
+// LocalSubjectAccessReview, SelfSubjectReview, TokenReview) answer from
+// the same authenticator and authorizer (reviews.go).
 package registry

@@ -31,11 +31,11 @@ func run() error {
 	kubeconfig := flag.String("kubeconfig", "", "if set, write a kubeconfig for this server to this path")
 	crdDir := flag.String("crds", "", "if set, also serve the CustomResourceDefinitions in the manifests of this directory")
 	var auth server.Auth
-	flag.StringVar(&auth.TokenAuthFile, "token-auth-file", "", "bearer tokens, one \"token,user,uid,\\\"group1,group2\\\"\" line each (as kube-apiserver's)")
+	flag.StringVar(&auth.TokenAuthFile, "token-auth-file", "", "bearer tokens, one \"token,user,uid,\\\"group1,group2\\\"\" line each (as kube-apiserver's); serves https")
 	flag.StringVar(&auth.ClientCAFile, "client-ca-file", "", "authenticate client certificates signed by these CAs (CN the user, O the groups); serves https")
 	anonymous := flag.Bool("anonymous-auth", true, "serve requests without credentials as system:anonymous (with --token-auth-file or --client-ca-file)")
 	flag.StringVar(&auth.AuthorizationMode, "authorization-mode", "AlwaysAllow", "AlwaysAllow or RBAC")
-	certFile := flag.String("tls-cert-file", "", "serve https with this certificate (PEM); with --client-ca-file and no certificate, a self-signed one is made")
+	certFile := flag.String("tls-cert-file", "", "serve https with this certificate (PEM); with --token-auth-file or --client-ca-file and no certificate, a self-signed one is made (and trusted by --kubeconfig's)")
 	keyFile := flag.String("tls-private-key-file", "", "the key of --tls-cert-file (PEM)")
 	flag.Parse()
 	auth.DisableAnonymous = !*anonymous
@@ -62,7 +62,9 @@ func run() error {
 	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
 	creds := server.Credentials{}
 	scheme := "http"
-	if *certFile != "" || auth.ClientCAFile != "" {
+	// Credentials go over https only: client-go sends no bearer token to
+	// an http server.
+	if *certFile != "" || auth.ClientCAFile != "" || auth.TokenAuthFile != "" {
 		scheme = "https"
 		var cert tls.Certificate
 		if *certFile != "" {
