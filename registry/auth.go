@@ -221,3 +221,28 @@ func serviceAccountName(user string) (ns, name string, ok bool) {
 	}
 	return ns, name, true
 }
+
+// unsafeDeleteVerb is what a delete with
+// ignoreStoreReadErrorWithClusterBreakingPotential must be allowed
+// besides delete, as in kube.
+const unsafeDeleteVerb = "unsafe-delete-ignore-read-errors"
+
+// authorizeUnsafeDelete asks the authorizer for unsafeDeleteVerb on the
+// object rq deletes: nil, or kube's 403.
+func (r *Registry) authorizeUnsafeDelete(rq *routed) error {
+	ctx := rq.Context()
+	info, ok := request.InfoFrom(ctx)
+	if !ok {
+		info = &request.Info{IsResourceRequest: true, APIGroup: rq.res.Group, APIVersion: rq.res.Version, Resource: rq.res.Plural, Namespace: rq.namespace, Name: rq.name}
+	}
+	a := authz.AttributesFrom(requestUser(ctx), info)
+	a.Verb = unsafeDeleteVerb
+	d, reason, err := r.authorizer.Authorize(ctx, a)
+	switch {
+	case err != nil:
+		return forbidden(a.APIGroup, a.Resource, a.Name, fmt.Sprintf("error while checking permission for %q, %v", unsafeDeleteVerb, err))
+	case d != authz.Allow:
+		return forbidden(a.APIGroup, a.Resource, a.Name, fmt.Sprintf("not permitted to do %q, reason: %s", unsafeDeleteVerb, reason))
+	}
+	return nil
+}

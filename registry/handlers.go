@@ -369,6 +369,11 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 	if err != nil {
 		return err
 	}
+	if o.ignoreReadError {
+		if err := r.authorizeUnsafeDelete(rq); err != nil {
+			return err
+		}
+	}
 	out, gone, err := r.delete(rq.Context(), rq.res, rq.namespace, rq.name, o)
 	if err != nil {
 		return err

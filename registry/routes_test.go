@@ -129,3 +129,26 @@ func TestForbiddenMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsafeDeleteIsAuthorized: a delete that ignores read errors needs
+// its own verb besides delete, as in kube.
+func TestUnsafeDeleteIsAuthorized(t *testing.T) {
+	var asked []string
+	z := authz.Func(func(_ context.Context, a authz.Attributes) (authz.Decision, string, error) {
+		asked = append(asked, a.Verb)
+		if a.Verb == unsafeDeleteVerb {
+			return authz.NoOpinion, "no rule", nil
+		}
+		return authz.Allow, "", nil
+	})
+	r := routeTestRegistry(t, z)
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, httptest.NewRequest("DELETE", "/apis/example.com/v1/namespaces/default/widgets/w?ignoreStoreReadErrorWithClusterBreakingPotential=true", nil))
+	want := `widgets.example.com \"w\" is forbidden: not permitted to do \"unsafe-delete-ignore-read-errors\", reason: no rule`
+	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), want) {
+		t.Errorf("got %d %s; want 403 with %s", w.Code, w.Body, want)
+	}
+	if strings.Join(asked, ",") != "delete,"+unsafeDeleteVerb {
+		t.Errorf("asked for %v; want delete, then %s", asked, unsafeDeleteVerb)
+	}
+}
