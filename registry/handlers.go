@@ -200,16 +200,23 @@ func (r *Registry) serveList(w http.ResponseWriter, rq *routed) error {
 	return nil
 }
 
-func (r *Registry) serveCreate(w http.ResponseWriter, rq *routed) error {
+// readCreate reads a POST: the response's representation, the options
+// and the decoded body.
+func (r *Registry) readCreate(rq *routed) (negotiate.Target, writeOptions, Object, error) {
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
 	if err != nil {
-		return err
+		return t, writeOptions{}, nil, err
 	}
 	o, err := writeOpts(rq.Request, rq.URL.Query(), "CreateOptions")
 	if err != nil {
-		return err
+		return t, o, nil, err
 	}
 	obj, err := r.readObject(rq.Request, rq.res, &o)
+	return t, o, obj, err
+}
+
+func (r *Registry) serveCreate(w http.ResponseWriter, rq *routed) error {
+	t, o, obj, err := r.readCreate(rq)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/authz"
-	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/schema"
 )
@@ -32,15 +31,7 @@ func (res *Resource) verbs() []string {
 // serveReview answers a POST to a review resource with the review's
 // result (201, as kube).
 func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
-	t, err := negotiateFor(rq.Request, rq.res, negotiate.Item)
-	if err != nil {
-		return err
-	}
-	o, err := writeOpts(rq.Request, rq.URL.Query(), "CreateOptions")
-	if err != nil {
-		return err
-	}
-	obj, err := r.readObject(rq.Request, rq.res, &o)
+	t, _, obj, err := r.readCreate(rq)
 	if err != nil {
 		return err
 	}
