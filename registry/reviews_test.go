@@ -120,7 +120,7 @@ func TestAuthenticationAndImpersonation(t *testing.T) {
 		{"bad token", []string{"Authorization", "Bearer wrong"}, 401, `"message":"Unauthorized"`},
 		{"allowed", []string{"Authorization", "Bearer alice-token"}, 200, `"kind":"ConfigMapList"`},
 		{"impersonation not allowed", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob"}, 403,
-			`users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope`},
+			`configmaps is forbidden: User \"alice\" cannot impersonate-on:user-info:list resource \"configmaps\" in API group \"\" in the namespace \"a\"`},
 		{"groups without user", []string{"Authorization", "Bearer alice-token", "Impersonate-Group", "g"}, 400, `without impersonating a user`},
 		{"bad extra", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob", "Impersonate-Extra-%zz", "v"}, 400, `invalid impersonation extra header`},
 	}
