@@ -1,0 +1,249 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	authzv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/examples/apiserver/server"
+)
+
+// RBAC as kube-apiserver runs it (issue: "a user bound to a Role may list
+// configmaps in namespace a and is refused in b with kube's 403 message"):
+// the example server with AuthorizationMode RBAC and the real
+// kube-apiserver with --authorization-mode=RBAC read the same token file
+// (refTokens), get the same namespaces, Roles and RoleBindings from the
+// admin through client-go, then the same requests — raw HTTP, client-go
+// and kubectl — from alice, bob and the admin; their answers are compared
+// once normalised (metadata the servers make up, such as uids and
+// resourceVersions, left out).
+
+// rbacRuns numbers the runs of TestRBACAsKube in a process (-count), so
+// that each has namespaces of its own on the shared kube-apiserver.
+var rbacRuns atomic.Int64
+
+// rbacSide is one of the two servers compared.
+type rbacSide struct {
+	name string
+	url  string
+	ca   []byte
+}
+
+func (s rbacSide) config(token string) *rest.Config {
+	return &rest.Config{Host: s.url, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: s.ca}, QPS: -1}
+}
+
+func (s rbacSide) kubectl(t *testing.T, token string) *kubectl {
+	return kubectlAs(t, s.url, server.Credentials{Token: token, CertificateAuthPEM: s.ca})
+}
+
+func TestRBACAsKube(t *testing.T) {
+	kube := kubeAPIServer(t)
+	srv, ca := authServer(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens)), AuthorizationMode: "RBAC"})
+	sides := []rbacSide{{name: "kube-apiserver", url: kube.URL, ca: kube.CA}, {name: "kapi", url: srv.URL, ca: ca}}
+
+	nsA, nsB := "a", "b"
+	if n := rbacRuns.Add(1); n > 1 {
+		nsA, nsB = fmt.Sprintf("a-%d", n), fmt.Sprintf("b-%d", n)
+	}
+	for _, s := range sides {
+		setUpRBAC(t, s, nsA, nsB)
+	}
+
+	// compare runs f on each side and fails on any difference.
+	compare := func(t *testing.T, f func(t *testing.T, s rbacSide) any) {
+		t.Helper()
+		want := f(t, sides[0])
+		got := f(t, sides[1])
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("kapi differs from kube-apiserver (-kube +kapi):\n%s", d)
+		}
+		t.Logf("both: %+v", want)
+	}
+
+	for _, c := range []struct {
+		name, token, method, path, body string
+		header                          http.Header
+	}{
+		{name: "alice lists configmaps in a", token: "alice-token", method: "GET", path: "/api/v1/namespaces/" + nsA + "/configmaps"},
+		{name: "alice lists configmaps in b", token: "alice-token", method: "GET", path: "/api/v1/namespaces/" + nsB + "/configmaps"},
+		{name: "alice gets a configmap in b", token: "alice-token", method: "GET", path: "/api/v1/namespaces/" + nsB + "/configmaps/c1"},
+		{name: "alice lists configmaps everywhere", token: "alice-token", method: "GET", path: "/api/v1/configmaps"},
+		{name: "alice creates a configmap in a", token: "alice-token", method: "POST", path: "/api/v1/namespaces/" + nsA + "/configmaps",
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c2"}}`},
+		{name: "bob creates a Role granting secrets", token: "bob-token", method: "POST", path: "/apis/rbac.authorization.k8s.io/v1/namespaces/" + nsA + "/roles",
+			body: `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"secret-reader"},"rules":[{"apiGroups":[""],"resources":["secrets"],"verbs":["get"]}]}`},
+		{name: "bob binds cluster-admin to himself", token: "bob-token", method: "POST", path: "/apis/rbac.authorization.k8s.io/v1/namespaces/" + nsA + "/rolebindings",
+			body: `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"bob-admin"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"bob"}]}`},
+		{name: "bob creates a Role he holds", token: "bob-token", method: "POST", path: "/apis/rbac.authorization.k8s.io/v1/namespaces/" + nsA + "/roles",
+			body: `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"cm-lister"},"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["list"]}]}`},
+		{name: "bob binds cm-reader to himself", token: "bob-token", method: "POST", path: "/apis/rbac.authorization.k8s.io/v1/namespaces/" + nsA + "/rolebindings",
+			body: `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"bob-cm-reader"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"cm-reader"},"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"bob"}]}`},
+		{name: "bob impersonates alice", token: "bob-token", method: "GET", path: "/api/v1/namespaces/" + nsA + "/configmaps",
+			header: http.Header{"Impersonate-User": {"alice"}}},
+		{name: "admin impersonates alice in b", token: "admin-token", method: "GET", path: "/api/v1/namespaces/" + nsB + "/configmaps",
+			header: http.Header{"Impersonate-User": {"alice"}}},
+		{name: "an unknown token", token: "nope", method: "GET", path: "/api/v1/namespaces/" + nsA + "/configmaps"},
+		{name: "anonymous lists configmaps", method: "GET", path: "/api/v1/namespaces/" + nsA + "/configmaps"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			compare(t, func(t *testing.T, s rbacSide) any {
+				return rbacDo(t, s, c.token, c.method, c.path, c.body, c.header)
+			})
+		})
+	}
+
+	for _, c := range []struct {
+		name  string
+		token string
+		spec  string
+		// several default bindings allow: see anyBinding.
+		several bool
+	}{
+		{"alice list configmaps in a", "alice-token", `{"resourceAttributes":{"namespace":"` + nsA + `","verb":"list","resource":"configmaps"}}`, false},
+		{"alice list configmaps in b", "alice-token", `{"resourceAttributes":{"namespace":"` + nsB + `","verb":"list","resource":"configmaps"}}`, false},
+		{"alice create configmaps in a", "alice-token", `{"resourceAttributes":{"namespace":"` + nsA + `","verb":"create","resource":"configmaps"}}`, false},
+		{"alice get configmap c1 in a", "alice-token", `{"resourceAttributes":{"namespace":"` + nsA + `","verb":"get","resource":"configmaps","name":"c1"}}`, false},
+		{"alice list namespaces", "alice-token", `{"resourceAttributes":{"verb":"list","resource":"namespaces"}}`, false},
+		{"alice get /healthz", "alice-token", `{"nonResourceAttributes":{"verb":"get","path":"/healthz"}}`, true},
+		{"alice get /apis", "alice-token", `{"nonResourceAttributes":{"verb":"get","path":"/apis"}}`, false},
+		{"alice get /metrics", "alice-token", `{"nonResourceAttributes":{"verb":"get","path":"/metrics"}}`, false},
+		{"bob create roles in a", "bob-token", `{"resourceAttributes":{"namespace":"` + nsA + `","verb":"create","group":"rbac.authorization.k8s.io","resource":"roles"}}`, false},
+		{"bob get secrets in a", "bob-token", `{"resourceAttributes":{"namespace":"` + nsA + `","verb":"get","resource":"secrets"}}`, false},
+		{"admin delete namespaces", "admin-token", `{"resourceAttributes":{"verb":"delete","resource":"namespaces","name":"` + nsB + `"}}`, false},
+	} {
+		t.Run("SelfSubjectAccessReview "+c.name, func(t *testing.T) {
+			compare(t, func(t *testing.T, s rbacSide) any {
+				body := `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":` + c.spec + `}`
+				a := rbacDo(t, s, c.token, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body, nil)
+				if c.several {
+					a.Review = anyBinding(a.Review)
+				}
+				return a
+			})
+		})
+	}
+
+	t.Run("SubjectAccessReview as admin for alice", func(t *testing.T) {
+		compare(t, func(t *testing.T, s rbacSide) any {
+			body := `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"alice","resourceAttributes":{"namespace":"` + nsA + `","verb":"list","resource":"configmaps"}}}`
+			return rbacDo(t, s, "admin-token", "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, nil)
+		})
+	})
+
+	for _, c := range []struct {
+		name  string
+		token string
+		args  []string
+	}{
+		{"alice can-i list configmaps -n a", "alice-token", []string{"list", "configmaps", "-n", nsA}},
+		{"alice can-i list configmaps -n b", "alice-token", []string{"list", "configmaps", "-n", nsB}},
+		{"alice can-i get configmaps/c1 -n a", "alice-token", []string{"get", "configmaps/c1", "-n", nsA}},
+		{"alice can-i create configmaps -n a", "alice-token", []string{"create", "configmaps", "-n", nsA}},
+		{"bob can-i create roles -n a", "bob-token", []string{"create", "roles", "-n", nsA}},
+		{"alice can-i get /healthz", "alice-token", []string{"get", "/healthz"}},
+		{"admin can-i list configmaps --as=alice -n b", "admin-token", []string{"list", "configmaps", "-n", nsB, "--as=alice"}},
+	} {
+		t.Run("kubectl auth can-i "+c.name, func(t *testing.T) {
+			compare(t, func(t *testing.T, s rbacSide) any {
+				return canI(t, s.kubectl(t, c.token), c.args...)
+			})
+		})
+	}
+
+	t.Run("kubectl auth can-i --list -n a as alice", func(t *testing.T) {
+		compare(t, func(t *testing.T, s rbacSide) any {
+			out := s.kubectl(t, "alice-token").mustRun(t, "auth", "can-i", "--list", "-n", nsA)
+			return canIListRows(out, "configmaps", "secrets", "roles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io")
+		})
+	})
+	t.Run("kubectl auth can-i --list -n a as bob", func(t *testing.T) {
+		compare(t, func(t *testing.T, s rbacSide) any {
+			out := s.kubectl(t, "bob-token").mustRun(t, "auth", "can-i", "--list", "-n", nsA)
+			return canIListRows(out, "configmaps", "secrets", "roles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io")
+		})
+	})
+
+	for _, c := range []struct {
+		name  string
+		token string
+		args  []string
+	}{
+		{"whoami as alice", "alice-token", []string{"auth", "whoami", "-o", "json"}},
+		{"whoami as bob", "bob-token", []string{"auth", "whoami", "-o", "json"}},
+		{"whoami as admin --as=alice --as-group=g1", "admin-token", []string{"auth", "whoami", "-o", "json", "--as=alice", "--as-group=g1"}},
+		{"admin --as=alice get configmaps -n b", "admin-token", []string{"--as=alice", "get", "configmaps", "-n", nsB}},
+		{"alice get configmaps -n a", "alice-token", []string{"get", "configmaps", "-n", nsA, "-o", "name"}},
+		{"bob --as=alice get configmaps -n a", "bob-token", []string{"--as=alice", "get", "configmaps", "-n", nsA}},
+		{"bob create role cm-deleter", "bob-token", []string{"create", "role", "cm-deleter", "--verb=delete", "--resource=configmaps", "-n", nsA}},
+	} {
+		t.Run("kubectl "+c.name, func(t *testing.T) {
+			compare(t, func(t *testing.T, s rbacSide) any {
+				stdout, stderr, err := s.kubectl(t, c.token).run(c.args...)
+				r := kubectlResult{Stdout: stdout, Stderr: stderr}
+				if err != nil {
+					r.Err = err.Error()
+				}
+				if len(c.args) > 2 && c.args[1] == "whoami" {
+					r.Stdout = normaliseWhoami(t, stdout)
+				}
+				return r
+			})
+		})
+	}
+}
+
+// setUpRBAC creates, as the admin through client-go, namespaces a and b
+// with a configmap c1 each, Role cm-reader in a (get and list configmaps)
+// bound to alice, and Role dev in a (create roles and rolebindings, list
+// configmaps) bound to group dev.
+func setUpRBAC(t *testing.T, s rbacSide, nsA, nsB string) {
+	t.Helper()
+	ctx := testContext(t)
+	c := kubernetes.NewForConfigOrDie(s.config("admin-token"))
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %s: %v", s.name, what, err)
+		}
+	}
+	for _, ns := range []string{nsA, nsB} {
+		_, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			must("create namespace "+ns, err)
+		}
+		_, err = c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
+		must("create configmap c1 in "+ns, err)
+	}
+	roles := c.RbacV1().Roles(nsA)
+	_, err := roles.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "cm-reader"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}}}, metav1.CreateOptions{})
+	must("create role cm-reader", err)
+	_, err = roles.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "dev"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}},
+		}}, metav1.CreateOptions{})
+	must("create role dev", err)
+	bindings := c.RbacV1().RoleBindings(nsA)
+	_, err = bindings.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-cm-reader"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "cm-reader"},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "alice"}}}, metav1.CreateOptions{})
+	must("create rolebinding alice-cm-reader", err)
+	_, err = bindings.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "dev"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "dev"},
+		Subjects: []rbacv1.Subject{{Kind: "Group", APIGroup: "rbac.authorization.k8s.io", Name: "dev"}}}, metav1.CreateOptions{})
+	must("create rolebinding dev", err)
+	waitAllowed(t, s, "alice-token", authzv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authzv1.ResourceAttributes{Namespace: nsA, Verb: "list", Resource: "configmaps"}})
+	waitAllowed(t, s, "bob-token", authzv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authzv1.ResourceAttributes{Namespace: nsA, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles"}})
+}
