@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -25,7 +26,8 @@ import (
 
 // rbacAnswer is a response, normalised for comparison: the status code,
 // the Status of an error (its metadata left out), the names of a list's
-// items or of a created object, and a review's status.
+// items or of a created object, and a review's status (a rules review's
+// rules sorted).
 type rbacAnswer struct {
 	Code   int
 	Status *metav1.Status
@@ -86,6 +88,21 @@ func rbacDo(t *testing.T, s rbacSide, token, method, path, body string, header h
 		}
 		st.ListMeta = metav1.ListMeta{}
 		a.Status = &st
+	case obj.Kind == "SelfSubjectRulesReview":
+		var st authzv1.SubjectRulesReviewStatus
+		if err := json.Unmarshal(obj.Status, &st); err != nil {
+			t.Fatal(err)
+		}
+		// The order of the rules is the order kube-apiserver's RBAC
+		// authorizer visits the bindings in, its informer's list's, a Go
+		// map's: sorted, as kubectl sorts them.
+		sort.Slice(st.ResourceRules, func(i, j int) bool {
+			return fmt.Sprint(st.ResourceRules[i]) < fmt.Sprint(st.ResourceRules[j])
+		})
+		sort.Slice(st.NonResourceRules, func(i, j int) bool {
+			return fmt.Sprint(st.NonResourceRules[i]) < fmt.Sprint(st.NonResourceRules[j])
+		})
+		a.Review = st
 	case strings.HasSuffix(obj.Kind, "AccessReview"):
 		var st authzv1.SubjectAccessReviewStatus
 		if err := json.Unmarshal(obj.Status, &st); err != nil {
@@ -199,29 +216,6 @@ func canI(t *testing.T, k *kubectl, args ...string) kubectlResult {
 	}
 	r.Stdout, r.Stderr = out.String(), errOut.String()
 	return r
-}
-
-// canIListRows keeps the rows of `kubectl auth can-i --list` about the
-// given resources, each split into its columns. The other rows are the
-// default roles' (kube's bootstrap policy; kapi serves the same ones, but
-// kube-apiserver's also has roles of controllers and components kapi
-// does not run), so they are left out, and so is the table's padding,
-// which depends on the widest row.
-func canIListRows(out string, resources ...string) [][]string {
-	rows := [][]string{}
-	for i, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-		f := strings.Fields(line)
-		if i == 0 {
-			rows = append(rows, f) // the header
-			continue
-		}
-		for _, r := range resources {
-			if len(f) > 0 && f[0] == r {
-				rows = append(rows, f)
-			}
-		}
-	}
-	return rows
 }
 
 // normaliseWhoami keeps the user of `kubectl auth whoami -o json`'s
