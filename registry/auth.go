@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -99,23 +98,6 @@ func forbidden(group, resource, name, msg string) *StatusError {
 		msg = fmt.Sprintf("%s %q is forbidden: %s", gr, name, msg)
 	}
 	return newStatus(http.StatusForbidden, "Forbidden", msg, &StatusDetails{Name: name, Group: group, Kind: resource})
-}
-
-// errImpersonationHeaders marks malformed impersonation headers (400).
-var errImpersonationHeaders = errors.New("registry: malformed impersonation headers")
-
-func impersonationHeaderNames(groups []string, uid string, extra map[string][]string) []string {
-	var out []string
-	if len(groups) > 0 {
-		out = append(out, impersonateGroup)
-	}
-	if uid != "" {
-		out = append(out, impersonateUID)
-	}
-	if len(extra) > 0 {
-		out = append(out, impersonateExtraPrefix+"*")
-	}
-	return out
 }
 
 // serviceAccountName splits "system:serviceaccount:NS:NAME".

@@ -74,9 +74,13 @@ func (r *Registry) impersonate(ctx context.Context, req *http.Request, info *req
 		if !strings.HasPrefix(k, impersonateExtraPrefix) {
 			continue
 		}
-		key, err := url.PathUnescape(strings.ToLower(k[len(impersonateExtraPrefix):]))
-		if err != nil || key == "" {
-			return nil, errBadRequest("invalid impersonation extra header %q: %v", k, errImpersonationHeaders)
+		if len(vs) == 0 {
+			continue
+		}
+		// As kube: a key that does not unescape is kept as sent.
+		key := strings.ToLower(k[len(impersonateExtraPrefix):])
+		if u, err := url.PathUnescape(key); err == nil {
+			key = u
 		}
 		if extra == nil {
 			extra = map[string][]string{}
@@ -87,7 +91,8 @@ func (r *Registry) impersonate(ctx context.Context, req *http.Request, info *req
 		return u, nil
 	}
 	if name == "" {
-		return nil, errBadRequest("requested %v without impersonating a user", impersonationHeaderNames(groups, uid, extra))
+		// kube's words, which print the wanted user in Go syntax.
+		return nil, errBadRequest("requested &user.DefaultInfo{Name:%#v, UID:%#v, Groups:%#v, Extra:%#v} without impersonating a user name", "", uid, groups, extra)
 	}
 	wanted := &request.User{Name: name, UID: uid, Groups: groups, Extra: extra}
 	onlyName := uid == "" && len(groups) == 0 && len(extra) == 0

@@ -121,8 +121,12 @@ func TestAuthenticationAndImpersonation(t *testing.T) {
 		{"allowed", []string{"Authorization", "Bearer alice-token"}, 200, `"kind":"ConfigMapList"`},
 		{"impersonation not allowed", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob"}, 403,
 			`configmaps is forbidden: User \"alice\" cannot impersonate-on:user-info:list resource \"configmaps\" in API group \"\" in the namespace \"a\"`},
-		{"groups without user", []string{"Authorization", "Bearer alice-token", "Impersonate-Group", "g"}, 400, `without impersonating a user`},
-		{"bad extra", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob", "Impersonate-Extra-%zz", "v"}, 400, `invalid impersonation extra header`},
+		{"groups without user", []string{"Authorization", "Bearer alice-token", "Impersonate-Group", "g"}, 400,
+			`requested \u0026user.DefaultInfo{Name:\"\", UID:\"\", Groups:[]string{\"g\"}, Extra:map[string][]string(nil)} without impersonating a user name`},
+		// As kube: an extra key that does not unescape is kept as sent.
+		{"bad extra", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob", "Impersonate-Extra-%zz", "v"}, 403, `cannot impersonate-on:user-info:list`},
+		{"extra without user", []string{"Authorization", "Bearer alice-token", "Impersonate-Extra-%zz", "v"}, 400,
+			`Extra:map[string][]string{\"%zz\":[]string{\"v\"}}} without impersonating a user name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
