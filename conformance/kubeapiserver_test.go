@@ -21,10 +21,11 @@ import (
 
 // refTokens is the token file of the tests that compare with
 // kube-apiserver: an admin in system:masters, alice in no group (the
-// three-column form) and bob in group dev.
+// three-column form), bob in group dev and carol (who impersonates).
 const refTokens = `admin-token,admin,uid-admin,"system:masters"
 alice-token,alice,uid-alice
 bob-token,bob,uid-bob,"dev"
+carol-token,carol,uid-carol
 `
 
 // kubeAPIServerStartTimeout bounds the first start: building the binary
