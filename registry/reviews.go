@@ -2,12 +2,14 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sort"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/authn"
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/request"
@@ -194,6 +196,10 @@ func (r *Registry) selfSubjectReview(ctx context.Context, obj Object) (Object, e
 	return obj, nil
 }
 
+// invalidBearerToken is kube's TokenReview error for a token that does
+// not authenticate.
+const invalidBearerToken = "invalid bearer token"
+
 // tokenReview authenticates spec.token as a request bearing it would be,
 // as kube's TokenReview does.
 func (r *Registry) tokenReview(ctx context.Context, obj Object) (Object, error) {
@@ -208,14 +214,20 @@ func (r *Registry) tokenReview(ctx context.Context, obj Object) (Object, error) 
 		req.Header.Set("Authorization", "Bearer "+token)
 		u, ok, err := r.opts.Authenticator.Authenticate(req)
 		switch {
+		case errors.Is(err, authn.ErrInvalidBearerToken):
+			status["error"] = invalidBearerToken
 		case err != nil:
 			status["error"] = err.Error()
+		case ok && u != nil && u.Name != request.Anonymous && len(strs(spec["audiences"])) > 0:
+			// kube: a token that names no audience of its own (as the
+			// token file's) is good for the API server's audiences
+			// only, and a review for others fails. kapi serves no
+			// audiences (kube-apiserver's default to its
+			// --service-account-issuer), so every named one is other.
+			status["error"] = invalidBearerToken
 		case ok && u != nil && u.Name != request.Anonymous:
 			status["authenticated"] = true
 			status["user"] = userInfo(u)
-			if aud := strs(spec["audiences"]); len(aud) > 0 {
-				status["audiences"] = anyStrings(aud)
-			}
 		}
 	}
 	obj["status"] = status

@@ -24,6 +24,8 @@ func reviewRegistry(t *testing.T) *Registry {
 			return &request.User{Name: "alice", UID: "1", Groups: []string{"dev", request.AllAuthenticated}, Extra: map[string][]string{"team": {"x"}}}, true, nil
 		case "":
 			return nil, false, nil
+		case "Bearer unknown":
+			return nil, false, authn.ErrInvalidBearerToken
 		}
 		return nil, false, errUnauthorized()
 	})
@@ -72,6 +74,13 @@ func TestReviews(t *testing.T) {
 			[]string{`"authenticated":true`, `"username":"alice"`}},
 		{"token review, bad token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"nope"}}`, 201,
 			[]string{`"error":"Unauthorized"`}},
+		// kube's words, not the authn package's error.
+		{"token review, unknown token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"unknown"}}`, 201,
+			[]string{`"error":"invalid bearer token"`}},
+		// As kube for a token of no audience of its own: good for the
+		// server's audiences only (kapi has none).
+		{"token review, audiences", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"alice-token","audiences":["x"]}}`, 201,
+			[]string{`"status":{"error":"invalid bearer token","user":{}}`}},
 		{"token review, no token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{}}`, 400,
 			[]string{`token is required for TokenReview in authentication`}},
 		{"malformed body", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", `{"spec":`, 400, nil},
