@@ -103,6 +103,12 @@ func rbacDo(t *testing.T, s rbacSide, token, method, path, body string, header h
 			return fmt.Sprint(st.NonResourceRules[i]) < fmt.Sprint(st.NonResourceRules[j])
 		})
 		a.Review = st
+	case obj.Kind == "TokenReview":
+		var st authnv1.TokenReviewStatus
+		if err := json.Unmarshal(obj.Status, &st); err != nil {
+			t.Fatal(err)
+		}
+		a.Review = st
 	case strings.HasSuffix(obj.Kind, "AccessReview"):
 		var st authzv1.SubjectAccessReviewStatus
 		if err := json.Unmarshal(obj.Status, &st); err != nil {
