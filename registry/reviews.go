@@ -52,6 +52,16 @@ func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
 	if err := checkNamespace(rq.res, obj, rq.namespace); err != nil {
 		return err
 	}
+	// As kube: the create handler's field manager records the request's
+	// fields in the review it answers with (operation Update, as for any
+	// create); a review that answers with an object of its own
+	// (SelfSubjectReview) drops them. kube compares with the empty object
+	// of the review's Go type, whose spec (a struct, not a pointer) is
+	// there already: the request does not own spec itself, only what is
+	// in it.
+	if obj, err = r.track(rq.res, Object{"spec": map[string]any{}}, obj, o.manager, ""); err != nil {
+		return err
+	}
 	out, err := rq.res.Review(rq.Context(), obj)
 	if err != nil {
 		return err
@@ -187,13 +197,19 @@ func (r *Registry) selfSubjectRulesReview(ctx context.Context, obj Object) (Obje
 	if rules.Err != "" {
 		status["evaluationError"] = rules.Err
 	}
-	obj["status"] = status
-	return obj, nil
+	// As kube: a review of its own, with the status only (an empty spec,
+	// no metadata).
+	return Object{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": map[string]any{}, "spec": map[string]any{}, "status": status}, nil
 }
 
+// selfSubjectReview answers, as kube's, with a review of its own: the
+// request's metadata left out, created now.
 func (r *Registry) selfSubjectReview(ctx context.Context, obj Object) (Object, error) {
-	obj["status"] = map[string]any{"userInfo": userInfo(requestUser(ctx))}
-	return obj, nil
+	return Object{
+		"apiVersion": obj["apiVersion"], "kind": obj["kind"],
+		"metadata": map[string]any{"creationTimestamp": r.timestamp()},
+		"status":   map[string]any{"userInfo": userInfo(requestUser(ctx))},
+	}, nil
 }
 
 // invalidBearerToken is kube's TokenReview error for a token that does

@@ -33,7 +33,7 @@ func reviewRegistry(t *testing.T) *Registry {
 		if at.User.Name == "alice" && at.Verb == "list" && at.Resource == "configmaps" && at.Namespace == "a" {
 			return authz.Allow, "", nil
 		}
-		if at.Resource == "selfsubjectaccessreviews" || at.Resource == "selfsubjectreviews" || at.Resource == "subjectaccessreviews" || at.Resource == "tokenreviews" {
+		if at.Resource == "selfsubjectaccessreviews" || at.Resource == "selfsubjectreviews" || at.Resource == "subjectaccessreviews" || at.Resource == "tokenreviews" || at.Resource == "selfsubjectrulesreviews" {
 			return authz.Allow, "", nil
 		}
 		return authz.NoOpinion, "no rule", nil
@@ -57,7 +57,15 @@ func TestReviews(t *testing.T) {
 	}{
 		{"can-i allowed", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
 			`{"spec":{"resourceAttributes":{"verb":"list","resource":"configmaps","namespace":"a"}}}`, 201,
-			[]string{`"kind":"SelfSubjectAccessReview"`, `"allowed":true`}},
+			[]string{`"kind":"SelfSubjectAccessReview"`, `"allowed":true`,
+				// As kube: the request's fields, as a create records them.
+				`"operation":"Update"`, `"fieldsV1":{"f:spec":{"f:resourceAttributes":{".":{},"f:namespace":{},"f:resource":{},"f:verb":{}}}}`}},
+		// As kube: a review of its own, created now, whatever metadata
+		// the request had.
+		{"rules review", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", `{"metadata":{"name":"x"},"spec":{"namespace":"a"}}`, 201,
+			[]string{`"kind":"SelfSubjectRulesReview","metadata":{},"spec":{},"status":{`}},
+		{"whoami", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{"metadata":{"name":"x","labels":{"a":"b"}}}`, 201,
+			[]string{`"kind":"SelfSubjectReview"`, `"metadata":{"creationTimestamp":"20`, `"status":{"userInfo":{`}},
 		{"can-i denied", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
 			`{"spec":{"resourceAttributes":{"verb":"list","resource":"configmaps","namespace":"b"}}}`, 201,
 			[]string{`"allowed":false`, `"reason":"no rule"`}},
