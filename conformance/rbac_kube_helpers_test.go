@@ -33,6 +33,13 @@ type rbacAnswer struct {
 	Status *metav1.Status
 	Names  []string
 	Review any
+	// Managed are the answer's managedFields, their times left out;
+	// Created tells whether it has a creationTimestamp.
+	Managed []metav1.ManagedFieldsEntry
+	Created bool
+	// Spec is a review's spec as answered (some echo the request's,
+	// some answer with an empty one).
+	Spec any
 }
 
 // rbacDo sends one request to s as the holder of token ("" for none) and
@@ -76,9 +83,18 @@ func rbacDo(t *testing.T, s rbacSide, token, method, path, body string, header h
 			Metadata metav1.ObjectMeta `json:"metadata"`
 		} `json:"items"`
 		Status json.RawMessage `json:"status"`
+		Spec   any             `json:"spec"`
 	}
 	if err := json.Unmarshal(b, &obj); err != nil {
 		t.Fatalf("%s: %s %s: %d %q: %v", s.name, method, path, resp.StatusCode, b, err)
+	}
+	for _, m := range obj.Metadata.ManagedFields {
+		m.Time = nil
+		a.Managed = append(a.Managed, m)
+	}
+	a.Created = !obj.Metadata.CreationTimestamp.IsZero()
+	if strings.HasSuffix(obj.Kind, "Review") {
+		a.Spec = obj.Spec
 	}
 	switch {
 	case obj.Kind == "Status":
