@@ -79,7 +79,8 @@ type Server struct {
 func (s *Server) Log() string { return filepath.Join(s.Dir, "kube-apiserver.log") }
 
 // Start builds kube-apiserver unless opts.Binary names one, starts it and
-// waits until /readyz answers ok. On error nothing is left running.
+// waits until /readyz answers ok. ctx bounds the build and the wait; the
+// server then runs until Stop. On error nothing is left running.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	if len(opts.EtcdServers) == 0 {
 		return nil, ErrNoEtcd
