@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -281,8 +282,8 @@ func invalidExtra(extra map[string][]string) string {
 		switch {
 		case k == "":
 			return "impersonating the empty string key in extra is not allowed"
-		case !domainPrefixedPath(k):
-			return fmt.Sprintf("impersonating an invalid key in extra is not allowed: extra.key: Invalid value: %q: must be a domain-prefixed path (such as \"acme.io/foo\")", k)
+		case domainPathErrors(k) != "":
+			return "impersonating an invalid key in extra is not allowed: " + domainPathErrors(k)
 		case k != strings.ToLower(k):
 			return fmt.Sprintf("impersonating a non-lowercase key in extra is not allowed: %q", k)
 		case len(vs) == 0:
@@ -294,11 +295,34 @@ func invalidExtra(extra map[string][]string) string {
 	return ""
 }
 
-// domainPrefixedPath is apimachinery's IsDomainPrefixedPath, true or
-// false: a DNS subdomain, a slash, and a non-empty path.
-func domainPrefixedPath(k string) bool {
+// httpPath is apimachinery's httpPathFmt, a domain-prefixed path's path.
+const httpPathFmt = `[A-Za-z0-9/\-._~%!$&'()*+,;=:]+`
+
+var httpPath = regexp.MustCompile("^" + httpPathFmt + "$")
+
+// domainPathErrors is apimachinery's IsDomainPrefixedPath on field
+// extra.key, aggregated as kube prints it ("" when k is one): a DNS
+// subdomain, a slash, and a path.
+func domainPathErrors(k string) string {
+	invalid := func(v, detail string) string { return fmt.Sprintf("extra.key: Invalid value: %q: %s", v, detail) }
 	host, path, ok := strings.Cut(k, "/")
-	return ok && path != "" && len(validation.IsDNS1123Subdomain(host)) == 0
+	if !ok || host == "" || path == "" {
+		return invalid(k, `must be a domain-prefixed path (such as "acme.io/foo")`)
+	}
+	var errs []string
+	for _, msg := range validation.IsDNS1123Subdomain(host) {
+		errs = append(errs, invalid(host, msg))
+	}
+	if !httpPath.MatchString(path) {
+		errs = append(errs, invalid(path, "Invalid path (regex used for validation is '"+httpPathFmt+"')"))
+	}
+	switch len(errs) {
+	case 0:
+		return ""
+	case 1:
+		return errs[0]
+	}
+	return "[" + strings.Join(errs, ", ") + "]"
 }
 
 // nodeName splits "system:node:NAME" where NAME is a DNS subdomain.

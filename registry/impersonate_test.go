@@ -62,3 +62,24 @@ func TestConstrainedImpersonation(t *testing.T) {
 		})
 	}
 }
+
+// TestDomainPathErrors: apimachinery's IsDomainPrefixedPath, in kube's
+// aggregated words (compared with kube-apiserver by the conformance
+// module's TestImpersonationAsKube).
+func TestDomainPathErrors(t *testing.T) {
+	const subdomain = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
+	const path = `Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+')`
+	for _, tt := range []struct{ key, want string }{
+		{"acme.io/team", ""},
+		{"acme.io/a/b", ""},
+		{"scopes", `extra.key: Invalid value: "scopes": must be a domain-prefixed path (such as "acme.io/foo")`},
+		{"acme.io/", `extra.key: Invalid value: "acme.io/": must be a domain-prefixed path (such as "acme.io/foo")`},
+		{"bad_host/x", `extra.key: Invalid value: "bad_host": ` + subdomain},
+		{"acme.io/a b", `extra.key: Invalid value: "a b": ` + path},
+		{"-a_/b c", `[extra.key: Invalid value: "-a_": ` + subdomain + `, extra.key: Invalid value: "b c": ` + path + `]`},
+	} {
+		if got := domainPathErrors(tt.key); got != tt.want {
+			t.Errorf("domainPathErrors(%q): got\n%s\nwant\n%s", tt.key, got, tt.want)
+		}
+	}
+}
