@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 	klog.SetLogger(logr.Discard())
 	code := m.Run()
 	stopKube()
+	stopKubeAPIServer()
 	if shared.srv != nil {
 		shared.srv.close()
 	}

@@ -2,10 +2,8 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/kapi-dev/kapi/registry/authz"
@@ -100,113 +98,6 @@ func forbidden(group, resource, name, msg string) *StatusError {
 		msg = fmt.Sprintf("%s %q is forbidden: %s", gr, name, msg)
 	}
 	return newStatus(http.StatusForbidden, "Forbidden", msg, &StatusDetails{Name: name, Group: group, Kind: resource})
-}
-
-// The impersonation headers (kube's transport constants).
-const (
-	impersonateUser        = "Impersonate-User"
-	impersonateUID         = "Impersonate-Uid"
-	impersonateGroup       = "Impersonate-Group"
-	impersonateExtraPrefix = "Impersonate-Extra-"
-)
-
-// errImpersonationHeaders marks malformed impersonation headers (400).
-var errImpersonationHeaders = errors.New("registry: malformed impersonation headers")
-
-// impersonate returns the user req acts as: u itself without
-// impersonation headers; otherwise the user the headers name, once u is
-// authorized to impersonate each part of it (the impersonate verb on
-// users, serviceaccounts, groups, uids and userextras/KEY, as kube's
-// impersonation filter asks).
-func (r *Registry) impersonate(ctx context.Context, req *http.Request, u *request.User) (*request.User, error) {
-	h := req.Header
-	name := h.Get(impersonateUser)
-	groups := h.Values(impersonateGroup)
-	uid := h.Get(impersonateUID)
-	var extra map[string][]string
-	for k, vs := range h {
-		if !strings.HasPrefix(k, impersonateExtraPrefix) {
-			continue
-		}
-		key, err := url.PathUnescape(strings.ToLower(k[len(impersonateExtraPrefix):]))
-		if err != nil || key == "" {
-			return nil, errBadRequest("invalid impersonation extra header %q: %v", k, errImpersonationHeaders)
-		}
-		if extra == nil {
-			extra = map[string][]string{}
-		}
-		extra[key] = append(extra[key], vs...)
-	}
-	if name == "" && len(groups) == 0 && uid == "" && extra == nil {
-		return u, nil
-	}
-	if name == "" {
-		return nil, errBadRequest("requested %v without impersonating a user", impersonationHeaderNames(groups, uid, extra))
-	}
-	check := func(a authz.Attributes) error {
-		a.User, a.ResourceRequest, a.Verb = u, true, "impersonate"
-		if d, reason, _ := r.authorizer.Authorize(ctx, a); d != authz.Allow {
-			return errForbidden(a, reason)
-		}
-		return nil
-	}
-	target := &request.User{Name: name, UID: uid, Extra: extra}
-	if ns, sa, ok := serviceAccountName(name); ok {
-		if err := check(authz.Attributes{Resource: "serviceaccounts", Namespace: ns, Name: sa}); err != nil {
-			return nil, err
-		}
-		if len(groups) == 0 { // as kube: a service account's groups come with it
-			target.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
-		}
-	} else if err := check(authz.Attributes{Resource: "users", Name: name}); err != nil {
-		return nil, err
-	}
-	for _, g := range groups {
-		if err := check(authz.Attributes{Resource: "groups", Name: g}); err != nil {
-			return nil, err
-		}
-		target.Groups = append(target.Groups, g)
-	}
-	if uid != "" {
-		if err := check(authz.Attributes{APIGroup: "authentication.k8s.io", Resource: "uids", Name: uid}); err != nil {
-			return nil, err
-		}
-	}
-	for k, vs := range extra {
-		for _, v := range vs {
-			if err := check(authz.Attributes{APIGroup: "authentication.k8s.io", Resource: "userextras", Subresource: k, Name: v}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	// As kube: a user other than anonymous is authenticated, unless the
-	// headers say otherwise.
-	if name != request.Anonymous && !target.InGroup(request.AllAuthenticated) && !target.InGroup(request.AllUnauthenticated) {
-		target.Groups = append(target.Groups, request.AllAuthenticated)
-	}
-	for _, k := range []string{impersonateUser, impersonateUID, impersonateGroup} {
-		h.Del(k)
-	}
-	for k := range h {
-		if strings.HasPrefix(k, impersonateExtraPrefix) {
-			h.Del(k)
-		}
-	}
-	return target, nil
-}
-
-func impersonationHeaderNames(groups []string, uid string, extra map[string][]string) []string {
-	var out []string
-	if len(groups) > 0 {
-		out = append(out, impersonateGroup)
-	}
-	if uid != "" {
-		out = append(out, impersonateUID)
-	}
-	if len(extra) > 0 {
-		out = append(out, impersonateExtraPrefix+"*")
-	}
-	return out
 }
 
 // serviceAccountName splits "system:serviceaccount:NS:NAME".

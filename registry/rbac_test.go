@@ -167,7 +167,7 @@ func TestRBACRulesReviewAndImpersonation(t *testing.T) {
 	req.Header.Set("Impersonate-User", "alice")
 	w = httptest.NewRecorder()
 	s.r.ServeHTTP(w, req)
-	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), `cannot impersonate resource \"users\"`) {
+	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), `User \"bob\" cannot impersonate-on:user-info:list resource \"configmaps\" in API group \"\" in the namespace \"a\"`) {
 		t.Errorf("bob as alice: got %d %s", w.Code, w.Body)
 	}
 }

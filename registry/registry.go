@@ -256,7 +256,7 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	user, err := r.authenticate(req)
 	if err == nil {
-		user, err = r.impersonate(req.Context(), req, user)
+		user, err = r.impersonate(req.Context(), req, info, user)
 	}
 	if err == nil {
 		err = r.authorize(req.Context(), authz.AttributesFrom(user, info))

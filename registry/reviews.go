@@ -2,12 +2,14 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sort"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/authn"
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/schema"
@@ -39,6 +41,16 @@ func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
 		return err
 	}
 	if err := checkNamespace(rq.res, obj, rq.namespace); err != nil {
+		return err
+	}
+	// As kube: the create handler's field manager records the request's
+	// fields in the review it answers with (operation Update, as for any
+	// create); a review that answers with an object of its own
+	// (SelfSubjectReview) drops them. kube compares with the empty object
+	// of the review's Go type, whose spec (a struct, not a pointer) is
+	// there already: the request does not own spec itself, only what is
+	// in it.
+	if obj, err = r.track(rq.res, Object{"spec": map[string]any{}}, obj, o.manager, ""); err != nil {
 		return err
 	}
 	out, err := rq.res.Review(rq.Context(), obj)
@@ -176,14 +188,24 @@ func (r *Registry) selfSubjectRulesReview(ctx context.Context, obj Object) (Obje
 	if rules.Err != "" {
 		status["evaluationError"] = rules.Err
 	}
-	obj["status"] = status
-	return obj, nil
+	// As kube: a review of its own, with the status only (an empty spec,
+	// no metadata).
+	return Object{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": map[string]any{}, "spec": map[string]any{}, "status": status}, nil
 }
 
+// selfSubjectReview answers, as kube's, with a review of its own: the
+// request's metadata left out, created now.
 func (r *Registry) selfSubjectReview(ctx context.Context, obj Object) (Object, error) {
-	obj["status"] = map[string]any{"userInfo": userInfo(requestUser(ctx))}
-	return obj, nil
+	return Object{
+		"apiVersion": obj["apiVersion"], "kind": obj["kind"],
+		"metadata": map[string]any{"creationTimestamp": r.timestamp()},
+		"status":   map[string]any{"userInfo": userInfo(requestUser(ctx))},
+	}, nil
 }
+
+// invalidBearerToken is kube's TokenReview error for a token that does
+// not authenticate.
+const invalidBearerToken = "invalid bearer token"
 
 // tokenReview authenticates spec.token as a request bearing it would be,
 // as kube's TokenReview does.
@@ -199,14 +221,20 @@ func (r *Registry) tokenReview(ctx context.Context, obj Object) (Object, error) 
 		req.Header.Set("Authorization", "Bearer "+token)
 		u, ok, err := r.opts.Authenticator.Authenticate(req)
 		switch {
+		case errors.Is(err, authn.ErrInvalidBearerToken):
+			status["error"] = invalidBearerToken
 		case err != nil:
 			status["error"] = err.Error()
+		case ok && u != nil && u.Name != request.Anonymous && len(strs(spec["audiences"])) > 0:
+			// kube: a token that names no audience of its own (as the
+			// token file's) is good for the API server's audiences
+			// only, and a review for others fails. kapi serves no
+			// audiences (kube-apiserver's default to its
+			// --service-account-issuer), so every named one is other.
+			status["error"] = invalidBearerToken
 		case ok && u != nil && u.Name != request.Anonymous:
 			status["authenticated"] = true
 			status["user"] = userInfo(u)
-			if aud := strs(spec["audiences"]); len(aud) > 0 {
-				status["audiences"] = anyStrings(aud)
-			}
 		}
 	}
 	obj["status"] = status

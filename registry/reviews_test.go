@@ -24,6 +24,8 @@ func reviewRegistry(t *testing.T) *Registry {
 			return &request.User{Name: "alice", UID: "1", Groups: []string{"dev", request.AllAuthenticated}, Extra: map[string][]string{"team": {"x"}}}, true, nil
 		case "":
 			return nil, false, nil
+		case "Bearer unknown":
+			return nil, false, authn.ErrInvalidBearerToken
 		}
 		return nil, false, errUnauthorized()
 	})
@@ -31,7 +33,7 @@ func reviewRegistry(t *testing.T) *Registry {
 		if at.User.Name == "alice" && at.Verb == "list" && at.Resource == "configmaps" && at.Namespace == "a" {
 			return authz.Allow, "", nil
 		}
-		if at.Resource == "selfsubjectaccessreviews" || at.Resource == "selfsubjectreviews" || at.Resource == "subjectaccessreviews" || at.Resource == "tokenreviews" {
+		if at.Resource == "selfsubjectaccessreviews" || at.Resource == "selfsubjectreviews" || at.Resource == "subjectaccessreviews" || at.Resource == "tokenreviews" || at.Resource == "selfsubjectrulesreviews" {
 			return authz.Allow, "", nil
 		}
 		return authz.NoOpinion, "no rule", nil
@@ -55,7 +57,15 @@ func TestReviews(t *testing.T) {
 	}{
 		{"can-i allowed", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
 			`{"spec":{"resourceAttributes":{"verb":"list","resource":"configmaps","namespace":"a"}}}`, 201,
-			[]string{`"kind":"SelfSubjectAccessReview"`, `"allowed":true`}},
+			[]string{`"kind":"SelfSubjectAccessReview"`, `"allowed":true`,
+				// As kube: the request's fields, as a create records them.
+				`"operation":"Update"`, `"fieldsV1":{"f:spec":{"f:resourceAttributes":{".":{},"f:namespace":{},"f:resource":{},"f:verb":{}}}}`}},
+		// As kube: a review of its own, created now, whatever metadata
+		// the request had.
+		{"rules review", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", `{"metadata":{"name":"x"},"spec":{"namespace":"a"}}`, 201,
+			[]string{`"kind":"SelfSubjectRulesReview","metadata":{},"spec":{},"status":{`}},
+		{"whoami", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{"metadata":{"name":"x","labels":{"a":"b"}}}`, 201,
+			[]string{`"kind":"SelfSubjectReview"`, `"metadata":{"creationTimestamp":"20`, `"status":{"userInfo":{`}},
 		{"can-i denied", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
 			`{"spec":{"resourceAttributes":{"verb":"list","resource":"configmaps","namespace":"b"}}}`, 201,
 			[]string{`"allowed":false`, `"reason":"no rule"`}},
@@ -72,6 +82,13 @@ func TestReviews(t *testing.T) {
 			[]string{`"authenticated":true`, `"username":"alice"`}},
 		{"token review, bad token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"nope"}}`, 201,
 			[]string{`"error":"Unauthorized"`}},
+		// kube's words, not the authn package's error.
+		{"token review, unknown token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"unknown"}}`, 201,
+			[]string{`"error":"invalid bearer token"`}},
+		// As kube for a token of no audience of its own: good for the
+		// server's audiences only (kapi has none).
+		{"token review, audiences", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"alice-token","audiences":["x"]}}`, 201,
+			[]string{`"status":{"error":"invalid bearer token","user":{}}`}},
 		{"token review, no token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{}}`, 400,
 			[]string{`token is required for TokenReview in authentication`}},
 		{"malformed body", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", `{"spec":`, 400, nil},
@@ -120,9 +137,13 @@ func TestAuthenticationAndImpersonation(t *testing.T) {
 		{"bad token", []string{"Authorization", "Bearer wrong"}, 401, `"message":"Unauthorized"`},
 		{"allowed", []string{"Authorization", "Bearer alice-token"}, 200, `"kind":"ConfigMapList"`},
 		{"impersonation not allowed", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob"}, 403,
-			`users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope`},
-		{"groups without user", []string{"Authorization", "Bearer alice-token", "Impersonate-Group", "g"}, 400, `without impersonating a user`},
-		{"bad extra", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob", "Impersonate-Extra-%zz", "v"}, 400, `invalid impersonation extra header`},
+			`configmaps is forbidden: User \"alice\" cannot impersonate-on:user-info:list resource \"configmaps\" in API group \"\" in the namespace \"a\"`},
+		{"groups without user", []string{"Authorization", "Bearer alice-token", "Impersonate-Group", "g"}, 400,
+			`requested \u0026user.DefaultInfo{Name:\"\", UID:\"\", Groups:[]string{\"g\"}, Extra:map[string][]string(nil)} without impersonating a user name`},
+		// As kube: an extra key that does not unescape is kept as sent.
+		{"bad extra", []string{"Authorization", "Bearer alice-token", "Impersonate-User", "bob", "Impersonate-Extra-%zz", "v"}, 403, `cannot impersonate-on:user-info:list`},
+		{"extra without user", []string{"Authorization", "Bearer alice-token", "Impersonate-Extra-%zz", "v"}, 400,
+			`Extra:map[string][]string{\"%zz\":[]string{\"v\"}}} without impersonating a user name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,87 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kapi-dev/kapi/reference/kubeapiserver"
+)
+
+// The full reference: the real kube-apiserver (k8s.io/kubernetes v1.37.2,
+// built by the reference module's kubeapiserver package) with RBAC, on an
+// embedded etcd of its own. One is started per test process, by the first
+// test that asks for it, and shared (as kube_test.go shares
+// apiextensions-apiserver): tests keep apart by namespaces of their own.
+//
+// Every test user is in refTokens, the --token-auth-file both it and the
+// kapi servers compared with it read.
+
+// refTokens is the token file of the tests that compare with
+// kube-apiserver: an admin in system:masters, alice in no group (the
+// three-column form), bob in group dev and carol (who impersonates).
+const refTokens = `admin-token,admin,uid-admin,"system:masters"
+alice-token,alice,uid-alice
+bob-token,bob,uid-bob,"dev"
+carol-token,carol,uid-carol
+`
+
+// kubeAPIServerStartTimeout bounds the first start: building the binary
+// when the Go build cache is cold (minutes on 2 cores; seconds after),
+// then waiting for /readyz.
+const kubeAPIServerStartTimeout = 20 * time.Minute
+
+var refAPIServer struct {
+	once sync.Once
+	srv  *kubeapiserver.Server
+	etcd *etcdServer
+	err  error
+	took time.Duration
+}
+
+// kubeAPIServer returns the shared kube-apiserver, starting it on first
+// use.
+func kubeAPIServer(t *testing.T) *kubeapiserver.Server {
+	t.Helper()
+	refAPIServer.once.Do(func() {
+		start := time.Now()
+		refAPIServer.srv, refAPIServer.etcd, refAPIServer.err = startKubeAPIServer()
+		refAPIServer.took = time.Since(start)
+	})
+	if refAPIServer.err != nil {
+		t.Fatalf("reference kube-apiserver: %v", refAPIServer.err)
+	}
+	t.Logf("reference kube-apiserver at %s (built and started in %s)", refAPIServer.srv.URL, refAPIServer.took.Round(time.Millisecond))
+	return refAPIServer.srv
+}
+
+func startKubeAPIServer() (*kubeapiserver.Server, *etcdServer, error) {
+	etcd, err := startEtcd()
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedded etcd: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kubeAPIServerStartTimeout)
+	defer cancel()
+	srv, err := kubeapiserver.Start(ctx, kubeapiserver.Options{
+		EtcdServers:   []string{"http://" + etcd.etcd.Clients[0].Addr().String()},
+		TokenAuthFile: refTokens,
+	})
+	if err != nil {
+		etcd.close()
+		return nil, nil, err
+	}
+	return srv, etcd, nil
+}
+
+// stopKubeAPIServer stops the shared kube-apiserver, then its etcd, if a
+// test started them; TestMain calls it after m.Run.
+func stopKubeAPIServer() {
+	if refAPIServer.srv != nil {
+		refAPIServer.srv.Stop()
+	}
+	if refAPIServer.etcd != nil {
+		refAPIServer.etcd.close()
+	}
+}
