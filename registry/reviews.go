@@ -33,7 +33,7 @@ func (res *Resource) verbs() []string {
 // serveReview answers a POST to a review resource with the review's
 // result (201, as kube).
 func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
-	t, _, obj, err := r.readCreate(rq)
+	t, o, obj, err := r.readCreate(rq)
 	if err != nil {
 		return err
 	}
