@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -192,3 +193,50 @@ func newClientCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, 
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
 }
+
+// TestFrontProxyHeaders: a front proxy's X-Remote-* headers name the user
+// when its client certificate chains to the request-header CA and has an
+// allowed name, and only then (EXT-3, EXT-6's authentication).
+func TestFrontProxyHeaders(t *testing.T) {
+	proxyCA, proxyKey := newCA(t)
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: proxyCA.Raw})
+	srv, serving := authServer(t, server.Auth{RequestHeaderClientCAFile: writeTemp(t, "proxy-ca.pem", caPEM),
+		RequestHeaderAllowedNames: []string{"front-proxy-client"}, DisableAnonymous: true})
+	whoami := func(certPEM, keyPEM []byte) (*authnv1.SelfSubjectReview, error) {
+		cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: serving, CertData: certPEM, KeyData: keyPEM}}
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+				req = req.Clone(req.Context())
+				req.Header.Set("X-Remote-User", "dana")
+				req.Header.Add("X-Remote-Group", "dev")
+				req.Header.Add("X-Remote-Group", "ops")
+				req.Header.Set("X-Remote-Extra-Acme.com%2Fproject", "kapi")
+				return rt.RoundTrip(req)
+			})
+		})
+		return kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(testContext(t), &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	}
+	certPEM, keyPEM := newClientCert(t, proxyCA, proxyKey, "front-proxy-client")
+	ssr, err := whoami(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := ssr.Status.UserInfo
+	if u.Username != "dana" || strings.Join(u.Groups, ",") != "dev,ops,system:authenticated" || strings.Join(u.Extra["acme.com/project"], ",") != "kapi" {
+		t.Errorf("through the proxy: got %+v", u)
+	}
+	// Another name, or another CA: the headers are not trusted.
+	certPEM, keyPEM = newClientCert(t, proxyCA, proxyKey, "someone-else")
+	if _, err := whoami(certPEM, keyPEM); !apierrors.IsUnauthorized(err) {
+		t.Errorf("a proxy certificate with a name not allowed: got %v; want 401", err)
+	}
+	other, otherKey := newCA(t)
+	certPEM, keyPEM = newClientCert(t, other, otherKey, "front-proxy-client")
+	if _, err := whoami(certPEM, keyPEM); !apierrors.IsUnauthorized(err) {
+		t.Errorf("a proxy certificate of another CA: got %v; want 401", err)
+	}
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,12 +34,17 @@ func run() error {
 	var auth server.Auth
 	flag.StringVar(&auth.TokenAuthFile, "token-auth-file", "", "bearer tokens, one \"token,user,uid,\\\"group1,group2\\\"\" line each (as kube-apiserver's); serves https")
 	flag.StringVar(&auth.ClientCAFile, "client-ca-file", "", "authenticate client certificates signed by these CAs (CN the user, O the groups); serves https")
+	flag.StringVar(&auth.RequestHeaderClientCAFile, "requestheader-client-ca-file", "", "trust X-Remote-User, X-Remote-Group and X-Remote-Extra-* from a front proxy whose client certificate these CAs sign; serves https")
+	allowedNames := flag.String("requestheader-allowed-names", "", "comma-separated common names the front proxy's certificate may have (any when empty)")
 	anonymous := flag.Bool("anonymous-auth", true, "serve requests without credentials as system:anonymous (with --token-auth-file or --client-ca-file)")
 	flag.StringVar(&auth.AuthorizationMode, "authorization-mode", "AlwaysAllow", "AlwaysAllow or RBAC")
 	certFile := flag.String("tls-cert-file", "", "serve https with this certificate (PEM); with --token-auth-file or --client-ca-file and no certificate, a self-signed one is made (and trusted by --kubeconfig's)")
 	keyFile := flag.String("tls-private-key-file", "", "the key of --tls-cert-file (PEM)")
 	flag.Parse()
 	auth.DisableAnonymous = !*anonymous
+	if *allowedNames != "" {
+		auth.RequestHeaderAllowedNames = strings.Split(*allowedNames, ",")
+	}
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	var crds []schema.CRD
@@ -56,7 +62,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if auth.TokenAuthFile == "" && auth.ClientCAFile == "" && !isLoopback(ln.Addr()) {
+	if auth.TokenAuthFile == "" && auth.ClientCAFile == "" && auth.RequestHeaderClientCAFile == "" && !isLoopback(ln.Addr()) {
 		log.Warn("serving without authentication on a non-loopback address: anyone who can reach it can do anything", "address", ln.Addr().String())
 	}
 	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
@@ -64,7 +70,7 @@ func run() error {
 	scheme := "http"
 	// Credentials go over https only: client-go sends no bearer token to
 	// an http server.
-	if *certFile != "" || auth.ClientCAFile != "" || auth.TokenAuthFile != "" {
+	if *certFile != "" || auth.ClientCAFile != "" || auth.TokenAuthFile != "" || auth.RequestHeaderClientCAFile != "" {
 		scheme = "https"
 		var cert tls.Certificate
 		if *certFile != "" {

@@ -26,6 +26,15 @@ type Auth struct {
 	// organizations' groups (the server must serve TLS and ask for
 	// client certificates).
 	ClientCAFile string
+	// RequestHeaderClientCAFile is --requestheader-client-ca-file: a
+	// front proxy (kube-aggregator, say) whose client certificate chains
+	// to these CAs names the user in X-Remote-User, X-Remote-Group and
+	// X-Remote-Extra-* headers, trusted from it alone.
+	RequestHeaderClientCAFile string
+	// RequestHeaderAllowedNames is --requestheader-allowed-names: the
+	// common names the front proxy's certificate may have (any when
+	// empty).
+	RequestHeaderAllowedNames []string
 	// DisableAnonymous is --anonymous-auth=false: a request without
 	// credentials is refused with 401 instead of served as
 	// system:anonymous.
@@ -39,7 +48,9 @@ type Auth struct {
 }
 
 // enabled tells whether a authenticates anyone.
-func (a Auth) enabled() bool { return a.TokenAuthFile != "" || a.ClientCAFile != "" }
+func (a Auth) enabled() bool {
+	return a.TokenAuthFile != "" || a.ClientCAFile != "" || a.RequestHeaderClientCAFile != ""
+}
 
 // apply sets the registry options a asks for.
 func (a Auth) apply(ro *registry.Options) error {
@@ -55,7 +66,7 @@ func (a Auth) apply(ro *registry.Options) error {
 	}
 	if !a.enabled() {
 		if a.DisableAnonymous {
-			return fmt.Errorf("--anonymous-auth=false needs --token-auth-file or --client-ca-file: nobody could use the server")
+			return fmt.Errorf("--anonymous-auth=false needs --token-auth-file, --client-ca-file or --requestheader-client-ca-file: nobody could use the server")
 		}
 		return nil
 	}
@@ -68,15 +79,18 @@ func (a Auth) apply(ro *registry.Options) error {
 		opts.Tokens = tokens
 	}
 	if a.ClientCAFile != "" {
-		pem, err := os.ReadFile(a.ClientCAFile)
+		pool, err := certPool("--client-ca-file", a.ClientCAFile)
 		if err != nil {
 			return err
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("--client-ca-file %s: no PEM certificate in it", a.ClientCAFile)
-		}
 		opts.ClientCert = &authn.ClientCertOptions{Roots: pool}
+	}
+	if a.RequestHeaderClientCAFile != "" {
+		pool, err := certPool("--requestheader-client-ca-file", a.RequestHeaderClientCAFile)
+		if err != nil {
+			return err
+		}
+		opts.RequestHeader = &authn.RequestHeaderOptions{ClientCA: pool, AllowedNames: a.RequestHeaderAllowedNames}
 	}
 	au, err := authn.New(opts)
 	if err != nil {
@@ -84,4 +98,17 @@ func (a Auth) apply(ro *registry.Options) error {
 	}
 	ro.Authenticator = au
 	return nil
+}
+
+// certPool reads the PEM certificates of file, named by flag in errors.
+func certPool(flag, file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate in it", flag, file)
+	}
+	return pool, nil
 }
