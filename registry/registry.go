@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -315,7 +316,7 @@ func addressesNamespace(info *request.Info) bool {
 // when the resource or subresource is not served, 405 when the endpoint
 // has no handler for the verb.
 func (r *Registry) route(method string, info *request.Info) (*routed, verbHandler, error) {
-	if len(info.Parts) > 3 || info.Resource == "" {
+	if len(info.Parts) > 3 || info.Resource == "" || slices.Contains(info.Parts, "") {
 		return nil, nil, errPathNotFound()
 	}
 	res := r.resource(info.APIGroup, info.APIVersion, info.Resource)

@@ -152,3 +152,21 @@ func TestUnsafeDeleteIsAuthorized(t *testing.T) {
 		t.Errorf("asked for %v; want delete, then %s", asked, unsafeDeleteVerb)
 	}
 }
+
+// TestRouteNotFound: paths that name no served endpoint are 404, whatever
+// the authorizer allows.
+func TestRouteNotFound(t *testing.T) {
+	r := routeTestRegistry(t, authz.AlwaysAllow)
+	for _, p := range []string{
+		"/api/v1/namespaces/default/configmaps//x", "/api/v1/namespaces/default/configmaps/x/y/z",
+		"/apis/example.com/v1/namespaces/default/gadgets", "/apis/example.com/v1/widgets/w",
+		"/apis/example.com/v1/namespaces/default/widgets/w/nope", "/apis/example.com/v2/widgets", "/nope",
+		"/api/v1/watch",
+	} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", p, nil))
+		if w.Code != http.StatusNotFound {
+			t.Errorf("GET %s: got %d %s; want 404", p, w.Code, w.Body)
+		}
+	}
+}
