@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +23,17 @@ func TestConflictRetryConverges(t *testing.T) {
 	ctx := testContext(t)
 	c := e.widgets("default")
 	e.create(t, widgetsGVR, widget("default", "counter", "red", 0, nil))
+	// The workers read with resourceVersion=0, which may be served from a
+	// watch cache that has not seen the create yet (RV-2: "any", possibly
+	// stale; kube's cache answers the same): wait until such a read finds
+	// the object, so that a 404 below is a real failure.
+	err := wait.PollUntilContextTimeout(ctx, time.Millisecond, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		_, err := c.Get(ctx, "counter", metav1.GetOptions{ResourceVersion: "0"})
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("a resourceVersion=0 read never found the widget: %v", err)
+	}
 	const workers, each = 4, 10
 	// retry.DefaultRetry gives up after 5 tries, which 4 writers on one
 	// object can use up on any store: the bound here is generous, the
