@@ -13,7 +13,7 @@ import (
 )
 
 // The RBAC feed: one watch per RBAC resource sets each stored role and
-// binding in Options.RBAC as it changes. A write of one waits (a second
+// binding in Options.RBAC as it changes. A write of one waits (rbacSyncTimeout
 // at most) until its feed has seen it, so that the next request is
 // decided by what was written:
 //
@@ -25,8 +25,9 @@ import (
 // started again with its initial state, and whatever it no longer lists
 // is deleted from the authorizer.
 
-// rbacSyncTimeout bounds how long a write waits for its feed.
-const rbacSyncTimeout = time.Second
+// rbacSyncTimeout bounds how long a write waits for its feed (a healthy
+// feed takes milliseconds; a stalled one is logged).
+const rbacSyncTimeout = 5 * time.Second
 
 // rbacFeed is the state of one resource's feed.
 type rbacFeed struct {
