@@ -106,3 +106,4 @@ func TestGoAdmissionHooks(t *testing.T) {
 		}
 	})
 }
+
