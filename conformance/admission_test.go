@@ -106,4 +106,3 @@ func TestGoAdmissionHooks(t *testing.T) {
 		}
 	})
 }
-
