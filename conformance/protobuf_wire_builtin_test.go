@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"encoding/json"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -162,12 +161,7 @@ func pbwTokenRequest() *authenticationv1.TokenRequest {
 
 func TestProtobufWireBuiltinKinds(t *testing.T) {
 	zero := int64(0)
-	tests := []struct {
-		name  string
-		codec pbwCodec
-		obj   pbwMessage
-		empty func() pbwMessage
-	}{
+	tests := []pbwCase{
 		{"Role", pbwCodecOf(protobuf.Role, protobuf.Marshal, protobuf.Unmarshal), pbwRole(), func() pbwMessage { return &rbacv1.Role{} }},
 		{"Role empty", pbwCodecOf(protobuf.Role, protobuf.Marshal, protobuf.Unmarshal), &rbacv1.Role{}, func() pbwMessage { return &rbacv1.Role{} }},
 		{"ClusterRole", pbwCodecOf(protobuf.ClusterRole, protobuf.Marshal, protobuf.Unmarshal), pbwClusterRole(), func() pbwMessage { return &rbacv1.ClusterRole{} }},
@@ -189,34 +183,7 @@ func TestProtobufWireBuiltinKinds(t *testing.T) {
 		{"TokenRequest zero expiration", pbwCodecOf(protobuf.TokenRequest, protobuf.Marshal, protobuf.Unmarshal), &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &zero}}, func() pbwMessage { return &authenticationv1.TokenRequest{} }},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name+"/kube to kapi", func(t *testing.T) {
-			b, err := tt.obj.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := tt.codec.unmarshal(b)
-			if err != nil {
-				t.Fatalf("kapi Unmarshal: %v", err)
-			}
-			if g, w := pbwNormalize(t, got), pbwNormalize(t, tt.obj); g != w {
-				t.Errorf("kapi read kube's bytes as\n%s\nkube's JSON is\n%s", g, w)
-			}
-		})
-		t.Run(tt.name+"/kapi to kube", func(t *testing.T) {
-			b, err := tt.codec.marshal(pbwJSONForm(t, tt.obj))
-			if err != nil {
-				t.Fatalf("kapi Marshal: %v", err)
-			}
-			got := tt.empty()
-			if err := got.Unmarshal(b); err != nil {
-				t.Fatalf("kube Unmarshal: %v", err)
-			}
-			if !apiequality.Semantic.DeepEqual(got, tt.obj) {
-				gj, _ := json.Marshal(got)
-				wj, _ := json.Marshal(tt.obj)
-				t.Errorf("kube read kapi's bytes as\n%s\nwant\n%s", gj, wj)
-			}
-		})
+		pbwBothWays(t, tt)
 		t.Run(tt.name+"/envelope", func(t *testing.T) {
 			gvks, _, err := scheme.Scheme.ObjectKinds(tt.obj)
 			if err != nil || len(gvks) == 0 {

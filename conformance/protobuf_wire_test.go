@@ -207,12 +207,7 @@ func pbwJSONForm(t *testing.T, obj any) map[string]any {
 }
 
 func TestProtobufWireMessages(t *testing.T) {
-	tests := []struct {
-		name  string
-		codec pbwCodec
-		obj   pbwMessage
-		empty func() pbwMessage
-	}{
+	tests := []pbwCase{
 		{"ConfigMap", pbwCodecOf(protobuf.ConfigMap, protobuf.Marshal, protobuf.Unmarshal), pbwConfigMap(), func() pbwMessage { return &corev1.ConfigMap{} }},
 		{"ConfigMap minimal", pbwCodecOf(protobuf.ConfigMap, protobuf.Marshal, protobuf.Unmarshal), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m"}}, func() pbwMessage { return &corev1.ConfigMap{} }},
 		{"Namespace", pbwCodecOf(protobuf.Namespace, protobuf.Marshal, protobuf.Unmarshal), pbwNamespace(), func() pbwMessage { return &corev1.Namespace{} }},
@@ -225,34 +220,7 @@ func TestProtobufWireMessages(t *testing.T) {
 		{"WatchEvent", pbwCodecOf(protobuf.WatchEvent, protobuf.Marshal, protobuf.Unmarshal), &metav1.WatchEvent{Type: "ADDED", Object: runtime.RawExtension{Raw: []byte(`{"kind":"ConfigMap","metadata":{"name":"x"}}`)}}, func() pbwMessage { return &metav1.WatchEvent{} }},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name+"/kube to kapi", func(t *testing.T) {
-			b, err := tt.obj.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := tt.codec.unmarshal(b)
-			if err != nil {
-				t.Fatalf("kapi Unmarshal: %v", err)
-			}
-			if g, w := pbwNormalize(t, got), pbwNormalize(t, tt.obj); g != w {
-				t.Errorf("kapi read kube's bytes as\n%s\nkube's JSON is\n%s", g, w)
-			}
-		})
-		t.Run(tt.name+"/kapi to kube", func(t *testing.T) {
-			b, err := tt.codec.marshal(pbwJSONForm(t, tt.obj))
-			if err != nil {
-				t.Fatalf("kapi Marshal: %v", err)
-			}
-			got := tt.empty()
-			if err := got.Unmarshal(b); err != nil {
-				t.Fatalf("kube Unmarshal: %v", err)
-			}
-			if !apiequality.Semantic.DeepEqual(got, tt.obj) {
-				gj, _ := json.Marshal(got)
-				wj, _ := json.Marshal(tt.obj)
-				t.Errorf("kube read kapi's bytes as\n%s\nwant\n%s", gj, wj)
-			}
-		})
+		pbwBothWays(t, tt)
 	}
 }
 
@@ -565,4 +533,47 @@ func TestProtobufWireClientGo(t *testing.T) {
 			t.Fatalf("event %d: %v", i, ctx.Err())
 		}
 	}
+}
+
+// pbwCase is one message of the wire tests: kube's Go value, and kapi's
+// codec of its descriptor.
+type pbwCase struct {
+	name  string
+	codec pbwCodec
+	obj   pbwMessage
+	empty func() pbwMessage
+}
+
+// pbwBothWays checks that kapi reads kube's bytes for tt.obj as kube's
+// JSON form, and that kube reads kapi's bytes as tt.obj.
+func pbwBothWays(t *testing.T, tt pbwCase) {
+	t.Helper()
+	t.Run(tt.name+"/kube to kapi", func(t *testing.T) {
+		b, err := tt.obj.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tt.codec.unmarshal(b)
+		if err != nil {
+			t.Fatalf("kapi Unmarshal: %v", err)
+		}
+		if g, w := pbwNormalize(t, got), pbwNormalize(t, tt.obj); g != w {
+			t.Errorf("kapi read kube's bytes as\n%s\nkube's JSON is\n%s", g, w)
+		}
+	})
+	t.Run(tt.name+"/kapi to kube", func(t *testing.T) {
+		b, err := tt.codec.marshal(pbwJSONForm(t, tt.obj))
+		if err != nil {
+			t.Fatalf("kapi Marshal: %v", err)
+		}
+		got := tt.empty()
+		if err := got.Unmarshal(b); err != nil {
+			t.Fatalf("kube Unmarshal: %v", err)
+		}
+		if !apiequality.Semantic.DeepEqual(got, tt.obj) {
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(tt.obj)
+			t.Errorf("kube read kapi's bytes as\n%s\nwant\n%s", gj, wj)
+		}
+	})
 }
