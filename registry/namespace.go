@@ -82,14 +82,7 @@ const finalizerKubernetes = "kubernetes"
 // specFinalizers is a namespace's spec.finalizers.
 func specFinalizers(obj Object) []string {
 	v, _ := obj.lookup("spec.finalizers")
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, f := range l {
-		if s, ok := f.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+	return stringList(v)
 }
 
 func (r *Registry) ensureDefaultNamespace() error {

@@ -37,18 +37,21 @@ func (o Object) UID() string       { return o.metaString("uid") }
 func (o Object) Labels() map[string]string { return stringMap(o.Meta()["labels"]) }
 
 // Finalizers returns metadata.finalizers.
-func (o Object) Finalizers() []string {
-	l, _ := o.Meta()["finalizers"].([]any)
+func (o Object) Finalizers() []string { return stringList(o.Meta()["finalizers"]) }
+
+func (o Object) deleting() bool { return o.metaString("deletionTimestamp") != "" }
+
+// stringList is the strings of a JSON list (other items are skipped).
+func stringList(v any) []string {
+	l, _ := v.([]any)
 	out := make([]string, 0, len(l))
-	for _, v := range l {
-		if s, ok := v.(string); ok {
+	for _, x := range l {
+		if s, ok := x.(string); ok {
 			out = append(out, s)
 		}
 	}
 	return out
 }
-
-func (o Object) deleting() bool { return o.metaString("deletionTimestamp") != "" }
 
 func stringMap(v any) map[string]string {
 	m, _ := v.(map[string]any)

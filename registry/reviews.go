@@ -114,11 +114,11 @@ func (r *Registry) subjectAccessReview(ctx context.Context, obj Object) (Object,
 // specUser is the user a SubjectAccessReview asks about.
 func specUser(obj Object, kind string) (*request.User, error) {
 	spec, _ := obj["spec"].(map[string]any)
-	u := &request.User{Name: str(spec["user"]), UID: str(spec["uid"]), Groups: strs(spec["groups"])}
+	u := &request.User{Name: str(spec["user"]), UID: str(spec["uid"]), Groups: stringList(spec["groups"])}
 	if extra, ok := spec["extra"].(map[string]any); ok {
 		u.Extra = map[string][]string{}
 		for k, v := range extra {
-			u.Extra[k] = strs(v)
+			u.Extra[k] = stringList(v)
 		}
 	}
 	if u.Name == "" && len(u.Groups) == 0 {
@@ -225,7 +225,7 @@ func (r *Registry) tokenReview(ctx context.Context, obj Object) (Object, error) 
 			status["error"] = invalidBearerToken
 		case err != nil:
 			status["error"] = err.Error()
-		case ok && u != nil && u.Name != request.Anonymous && len(strs(spec["audiences"])) > 0:
+		case ok && u != nil && u.Name != request.Anonymous && len(stringList(spec["audiences"])) > 0:
 			// kube: a token that names no audience of its own (as the
 			// token file's) is good for the API server's audiences
 			// only, and a review for others fails. kapi serves no
@@ -287,16 +287,4 @@ func reviewInvalid(kind, field, cause, msg string) *StatusError {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-// strs are the strings of a JSON list (other items are skipped).
-func strs(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
