@@ -40,8 +40,6 @@ func (r *Registry) rbacResources() []*Resource {
 			ValidateName:     pathSegmentName,
 			PrepareForCreate: func(ctx context.Context, obj Object) error { return r.checkRoleWrite(ctx, res, obj, nil) },
 			PrepareForUpdate: func(ctx context.Context, obj, old Object) error { return r.checkRoleWrite(ctx, res, obj, old) },
-			AfterWrite:       r.rbacSeen(res),
-			AfterDelete:      r.rbacGone(res),
 		}
 		return res
 	}
@@ -64,8 +62,6 @@ func (r *Registry) rbacResources() []*Resource {
 				}
 				return nil
 			},
-			AfterWrite:  r.rbacSeen(res),
-			AfterDelete: r.rbacGone(res),
 		}
 		return res
 	}
@@ -74,6 +70,11 @@ func (r *Registry) rbacResources() []*Resource {
 		role("ClusterRole", "clusterroles", false, schema.ClusterRole()),
 		binding("RoleBinding", "rolebindings", true, schema.RoleBinding()),
 		binding("ClusterRoleBinding", "clusterrolebindings", false, schema.ClusterRoleBinding()),
+	}
+	if r.opts.RBAC != nil { // a write returns once the authorizer has it
+		for _, res := range out {
+			res.Strategy.AfterWrite, res.Strategy.AfterDelete = r.rbacSeen(res), r.rbacGone(res)
+		}
 	}
 	out[0].Protobuf, out[1].Protobuf = protobuf.Role, protobuf.ClusterRole
 	out[2].Protobuf, out[3].Protobuf = protobuf.RoleBinding, protobuf.ClusterRoleBinding
