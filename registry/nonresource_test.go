@@ -174,4 +174,3 @@ func TestWatchEventsMetrics(t *testing.T) {
 		t.Errorf("counted %v; want 2 events of /v1/configmaps", got)
 	}
 }
-
