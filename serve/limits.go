@@ -134,7 +134,6 @@ func (f *inflight) acquire(verb string) (release func(), ok bool) {
 			f.observe.InFlight(kind, len(c))
 		}, true
 	default:
-		f.observe.Dropped(kind)
 		return nil, false
 	}
 }

@@ -19,10 +19,9 @@ type Observer interface {
 	// watch) starts and -1 when it ends.
 	LongRunning(m RequestMetric, delta int)
 	// InFlight reports how many requests of a kind ("readOnly" or
-	// "mutating") are being served now.
+	// "mutating") are being served now. A request refused by the limit
+	// is a Request with code 429.
 	InFlight(kind string, n int)
-	// Dropped counts a request of a kind refused by its in-flight limit.
-	Dropped(kind string)
 }
 
 // RequestMetric describes a request as kube-apiserver's request metrics
@@ -77,7 +76,6 @@ type noObserver struct{}
 func (noObserver) Request(RequestMetric)          {}
 func (noObserver) LongRunning(RequestMetric, int) {}
 func (noObserver) InFlight(string, int)           {}
-func (noObserver) Dropped(string)                 {}
 
 // recorder notes a response's code and size, for the log and metrics.
 type recorder struct {
