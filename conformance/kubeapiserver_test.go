@@ -67,6 +67,7 @@ func startKubeAPIServer() (*kubeapiserver.Server, *etcdServer, error) {
 	srv, err := kubeapiserver.Start(ctx, kubeapiserver.Options{
 		EtcdServers:   []string{"http://" + etcd.etcd.Clients[0].Addr().String()},
 		TokenAuthFile: refTokens,
+		FrontProxy:    true, // kube-aggregator proxies to examples/aggregated (aggregated_test.go)
 	})
 	if err != nil {
 		etcd.close()
