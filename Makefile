@@ -68,9 +68,11 @@ fuzz:
 
 .PHONY: stress
 STRESS_OPS ?= 500000
+SERVE_STRESS_OPS ?= 300
 
-## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run.
+## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run. Then serving under load on loopback: the in-flight limit holding with nothing lost or duplicated (32 clients × SERVE_STRESS_OPS creates), slow-header, stalled-body and slow-reader clients cut off while others are served.
 stress:
+	KAPI_SERVE_STRESS_OPS=$(SERVE_STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^(TestStressMaxInFlight|TestSlowReaderCutOff|TestStalledClients)$$' -v ./serve/
 	KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^TestLinearizable' -v ./storage/storagetest/
 	@if [ -f storage/etcd3/go.mod ]; then \
 	  cd storage/etcd3 && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v ./...; \
