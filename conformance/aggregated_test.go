@@ -39,7 +39,7 @@ var gizmosGVR = schema.GroupVersionResource{Group: "fleet.example.com", Version:
 // kube-apiserver: trusting its front-proxy CA, delegating to it, serving
 // a certificate for the Service name kube-aggregator checks. It returns
 // the server's address and CA, and its log.
-func aggregated(t *testing.T, ref *kubeapiserver.Server) (*served, *lockedBuffer) {
+func aggregated(t testing.TB, ref *kubeapiserver.Server) (*served, *lockedBuffer) {
 	t.Helper()
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(ref.FrontProxyCA) {
@@ -84,7 +84,7 @@ func refREST(ref *kubeapiserver.Server) *rest.Config {
 
 // rawJSON sends a request with a JSON body (nil: none) to the reference
 // server as its admin.
-func rawJSON(t *testing.T, ref *kubeapiserver.Server, method, path string, body any, header ...string) (int, []byte) {
+func rawJSON(t testing.TB, ref *kubeapiserver.Server, method, path string, body any, header ...string) (int, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -116,10 +116,14 @@ func rawJSON(t *testing.T, ref *kubeapiserver.Server, method, path string, body 
 // sv: an ExternalName Service (localhost: no kube-proxy here) and the
 // APIService of fleet.example.com/v1 with sv's CA; it waits until the
 // APIService is Available.
-func registerAPIService(t *testing.T, ref *kubeapiserver.Server, sv *served) {
+func registerAPIService(t testing.TB, ref *kubeapiserver.Server, sv *served) {
 	t.Helper()
 	_, port, _ := net.SplitHostPort(sv.addr)
 	p, _ := strconv.Atoi(port)
+	// An earlier registration in this process (a test, then a benchmark)
+	// points at a server that is gone.
+	rawJSON(t, ref, "DELETE", "/apis/apiregistration.k8s.io/v1/apiservices/v1.fleet.example.com", nil)
+	rawJSON(t, ref, "DELETE", "/api/v1/namespaces/"+aggNamespace+"/services/gizmo-api", nil)
 	for _, obj := range []struct {
 		path string
 		body map[string]any
@@ -138,7 +142,8 @@ func registerAPIService(t *testing.T, ref *kubeapiserver.Server, sv *served) {
 			t.Fatalf("POST %s: %d %s", obj.path, code, b)
 		}
 	}
-	ctx := testContext(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
 	for {
 		_, b := rawJSON(t, ref, "GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.fleet.example.com", nil)
 		var as struct {

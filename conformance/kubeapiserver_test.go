@@ -43,7 +43,7 @@ var refAPIServer struct {
 
 // kubeAPIServer returns the shared kube-apiserver, starting it on first
 // use.
-func kubeAPIServer(t *testing.T) *kubeapiserver.Server {
+func kubeAPIServer(t testing.TB) *kubeapiserver.Server {
 	t.Helper()
 	refAPIServer.once.Do(func() {
 		start := time.Now()

@@ -41,7 +41,7 @@ type served struct {
 
 // startServed serves reg with opts (TLS self-signed unless opts say
 // otherwise); it is shut down when the test ends.
-func startServed(t *testing.T, h http.Handler, opts serve.Options) *served {
+func startServed(t testing.TB, h http.Handler, opts serve.Options) *served {
 	t.Helper()
 	s, err := serve.New(h, opts)
 	if err != nil {
