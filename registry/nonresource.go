@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -97,4 +98,27 @@ func (r *Registry) CountObjects(ctx context.Context) (map[string]int64, error) {
 		out[key] = n
 	}
 	return out, nil
+}
+
+// Synced tells whether the registry's own informers have caught up with
+// the store: with Options.RBAC, each RBAC kind's feed has applied the
+// stored roles and bindings (kube's "informer-sync" readiness check).
+// Without it there is nothing to wait for.
+func (r *Registry) Synced(context.Context) error {
+	if r.rbac == nil {
+		return nil
+	}
+	var behind []string
+	for plural, f := range r.rbac.feeds {
+		f.mu.Lock()
+		if f.rev == 0 {
+			behind = append(behind, plural)
+		}
+		f.mu.Unlock()
+	}
+	if len(behind) > 0 {
+		sort.Strings(behind)
+		return fmt.Errorf("registry: the RBAC feeds of %s have not synced", strings.Join(behind, ", "))
+	}
+	return nil
 }

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/registry/authz"
+	"github.com/kapi-dev/kapi/registry/authz/rbac"
 	kreq "github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
@@ -172,5 +174,29 @@ func TestWatchEventsMetrics(t *testing.T) {
 	c.mu.Unlock()
 	if got["/v1/configmaps"] != 2 {
 		t.Errorf("counted %v; want 2 events of /v1/configmaps", got)
+	}
+}
+
+// TestSynced: with RBAC the registry is synced once its feeds applied
+// the stored roles and bindings; without it at once.
+func TestSynced(t *testing.T) {
+	for _, withRBAC := range []bool{false, true} {
+		opts := registry.Options{Storage: memory.New(memory.Options{})}
+		if withRBAC {
+			opts.RBAC = rbac.New()
+		}
+		reg, err := registry.New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		for reg.Synced(ctx) != nil && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := reg.Synced(ctx); err != nil {
+			t.Errorf("RBAC %v: %v; want synced", withRBAC, err)
+		}
+		cancel()
+		reg.Close()
 	}
 }

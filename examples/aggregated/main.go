@@ -81,6 +81,7 @@ func run() error {
 	}
 	defer reg.Close()
 	opts.Checks = []serve.Check{{Name: "storage", Check: reg.Ping}}
+	opts.ReadyChecks = []serve.Check{{Name: "informer-sync", Check: reg.Synced}}
 	s, err := serve.New(reg, opts)
 	if err != nil {
 		return err

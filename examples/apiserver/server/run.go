@@ -105,6 +105,7 @@ func run(args []string, newMetrics NewMetrics) error {
 	}
 	defer reg.Close()
 	opts.Checks = []serve.Check{{Name: "etcd", Check: reg.Ping}}
+	opts.ReadyChecks = []serve.Check{{Name: "informer-sync", Check: reg.Synced}}
 	// Credentials go over https only: client-go sends no bearer token to
 	// an http server. Without them the example speaks plain http, on
 	// loopback unless told otherwise.
