@@ -84,14 +84,14 @@ func TestRecord(t *testing.T) {
 		req := httptest.NewRequest("GET", tt.path, nil)
 		w := httptest.NewRecorder()
 		s.reg.ServeHTTP(w, req.WithContext(kreq.WithRecord(req.Context(), rec)))
-		if rec.User == nil || rec.User.Name != kreq.Anonymous {
-			t.Errorf("%s: recorded user %+v; want %s", tt.path, rec.User, kreq.Anonymous)
+		if u := rec.User(); u == nil || u.Name != kreq.Anonymous {
+			t.Errorf("%s: recorded user %+v; want %s", tt.path, u, kreq.Anonymous)
 		}
 		got := ""
-		if rec.Err != nil {
-			got = rec.Err.Error()
+		if err := rec.Err(); err != nil {
+			got = err.Error()
 		}
-		if !strings.Contains(got, tt.wantErr) || (tt.wantErr == "") != (rec.Err == nil) {
+		if !strings.Contains(got, tt.wantErr) || (tt.wantErr == "") != (rec.Err() == nil) {
 			t.Errorf("%s: recorded error %q; want %q", tt.path, got, tt.wantErr)
 		}
 	}

@@ -274,8 +274,8 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		user, err = r.impersonate(req.Context(), req, info, user)
 	}
 	rec := request.RecordFrom(req.Context())
-	if rec != nil && err == nil {
-		rec.User = user
+	if err == nil {
+		rec.SetUser(user)
 	}
 	if err == nil {
 		err = r.authorize(req.Context(), authz.AttributesFrom(user, info))

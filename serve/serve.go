@@ -273,13 +273,13 @@ func (s *Server) logRequest(req *http.Request, info *request.Info, rec *request.
 	} else {
 		attrs = append(attrs, slog.String("path", info.Path))
 	}
-	if rec.User != nil {
-		attrs = append(attrs, slog.String("user", rec.User.Name))
+	if u := rec.User(); u != nil {
+		attrs = append(attrs, slog.String("user", u.Name))
 	}
 	attrs = append(attrs, slog.Int("code", m.Code), slog.Duration("latency", m.Duration), slog.Int64("bytes", bytes),
 		slog.String("client", req.RemoteAddr), slog.String("proto", req.Proto))
-	if rec.Err != nil {
-		attrs = append(attrs, slog.String("err", rec.Err.Error()))
+	if err := rec.Err(); err != nil {
+		attrs = append(attrs, slog.String("err", err.Error()))
 	}
 	s.log.LogAttrs(req.Context(), level, "request", attrs...)
 }

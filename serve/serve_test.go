@@ -528,3 +528,31 @@ func TestStalledClients(t *testing.T) {
 func pemEncode(typ string, der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
 }
+
+// TestTimeoutLogs: a registry request past its deadline answers 504 and
+// is logged while its handler, still running, records its user and
+// error (the race detector watches the two).
+func TestTimeoutLogs(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	r := start(t, newRegistry(t), serve.Options{TLS: serve.TLS{Disabled: true}, Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))})
+	timedOut := 0
+	for range 20 {
+		resp, body := r.do(t, "GET", "/api/v1/namespaces/default/configmaps?timeout=1ns", "")
+		switch resp.StatusCode {
+		case 504:
+			timedOut++
+		case 200: // the handler won the race with the deadline
+		default:
+			t.Fatalf("got %d %s; want 504", resp.StatusCode, body)
+		}
+	}
+	if timedOut == 0 {
+		t.Errorf("no request timed out")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(buf.String(), "code=504") {
+		t.Errorf("no 504 logged:\n%s", buf.String())
+	}
+}
