@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -204,7 +205,7 @@ func (s *Server) filters(h http.Handler) http.Handler {
 		start := time.Now()
 		info, err := request.Parse(req.Method, req.URL)
 		if err != nil {
-			info = &request.Info{Path: req.URL.Path, Verb: "get"} // the registry answers its 404
+			info = &request.Info{Path: req.URL.Path, Verb: strings.ToLower(req.Method)} // the handler answers its 404
 		}
 		rec := &request.Record{}
 		req = req.WithContext(request.WithRecord(req.Context(), rec))
