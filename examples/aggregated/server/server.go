@@ -1,6 +1,3 @@
-// Package server builds the aggregated example API server: the
-// fleet.example.com/v1 Gizmo kind on kapi's memory store, behind
-// kube-aggregator. Tests start it in-process.
 package server
 
 import (
