@@ -135,9 +135,33 @@ func TestServeTLSHTTP2(t *testing.T) {
 		t.Errorf("watch: got %v; want [ADDED c1 ADDED c2]", names)
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.seen["HTTP/2.0"] < 2 || len(p.seen) != 1 {
 		t.Errorf("client-go's responses by protocol: %v; want HTTP/2.0 only", p.seen)
+	}
+	p.mu.Unlock()
+
+	// kubectl get -w over TLS and HTTP/2 prints the list, then a change;
+	// the server's graceful shutdown ends its watch cleanly, and kubectl
+	// returns.
+	watching := k.start("get", "configmaps", "-w", "--output-watch-events", "-o", "custom-columns=EVENT:.type,NAME:.object.metadata.name")
+	watching.waitOutput(t, "c2")
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c3"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	watching.waitOutput(t, "c3")
+	if err := sv.s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if err := watching.wait(t); err != nil {
+		t.Errorf("kubectl get -w after the server's shutdown: %v; want a clean end\nstderr:\n%s", err, watching.errOut.String())
+	}
+	if got := strings.Fields(watching.out.String()); fmt.Sprint(got) != "[EVENT NAME ADDED c1 ADDED c2 ADDED c3]" {
+		t.Errorf("kubectl get -w printed %q; want the two configmaps, then c3 added", got)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(logBuf.String(), "verb=watch resource=configmaps namespace=default user=alice code=200") {
+		t.Errorf("kubectl's watch was not logged as alice's:\n%s", logBuf.String())
 	}
 }
 
