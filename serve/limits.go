@@ -34,8 +34,9 @@ type Limits struct {
 	// as kube), ReadTimeout reading its body (default RequestTimeout):
 	// a client that stalls is cut off.
 	ReadHeaderTimeout, ReadTimeout time.Duration
-	// WriteTimeout bounds each write of a response (default 60 s): a
-	// client that stops reading, a watch's included, is cut off.
+	// WriteTimeout bounds each write of a long-running response (a
+	// watch's), and the writes of any other past its deadline (default
+	// 60 s): a client that stops reading is cut off.
 	WriteTimeout time.Duration
 	// IdleTimeout closes a keep-alive connection with no request for so
 	// long (default 90 s, as kube).
@@ -247,31 +248,25 @@ func (tw *timeoutWriter) timeout() bool {
 	return true
 }
 
-// deadlineWriter sets a write deadline before writes so a client that
-// stops reading is cut off after WriteTimeout, renewing it only when
-// half of it is spent (a long watch writes often).
+// deadlineWriter bounds each write of a long-running response: a write
+// deadline WriteTimeout ahead is set before it and cleared after it, so a
+// client that stops reading is cut off, while a watch that is idle for
+// longer (no write) is not.
 type deadlineWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
-	until   time.Time // the deadline set
-}
-
-func (d *deadlineWriter) renew() {
-	now := time.Now()
-	if d.until.Sub(now) < d.timeout/2 {
-		d.until = now.Add(d.timeout)
-		d.rc.SetWriteDeadline(d.until)
-	}
 }
 
 func (d *deadlineWriter) Write(b []byte) (int, error) {
-	d.renew()
+	d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	defer d.rc.SetWriteDeadline(time.Time{})
 	return d.ResponseWriter.Write(b)
 }
 
 func (d *deadlineWriter) Flush() {
-	d.renew()
+	d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	defer d.rc.SetWriteDeadline(time.Time{})
 	d.rc.Flush()
 }
 

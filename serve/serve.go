@@ -210,7 +210,6 @@ func (s *Server) filters(h http.Handler) http.Handler {
 		rec := &request.Record{}
 		req = req.WithContext(request.WithRecord(req.Context(), rec))
 		rw := &recorder{ResponseWriter: w}
-		dw := &deadlineWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: l.WriteTimeout}
 		m := metric(req, info)
 		long := l.LongRunning(info)
 		defer func() {
@@ -228,21 +227,24 @@ func (s *Server) filters(h http.Handler) http.Handler {
 			ctx, cancel := context.WithCancel(req.Context())
 			defer cancel()
 			defer context.AfterFunc(s.drain, cancel)()
-			h.ServeHTTP(dw, req.WithContext(ctx))
+			h.ServeHTTP(&deadlineWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: l.WriteTimeout}, req.WithContext(ctx))
 			return
 		}
+		// A response that is not long-running is written within its
+		// deadline, or cut off WriteTimeout after it.
 		release, ok := s.limit.acquire(info.Verb)
 		if !ok {
-			writeStatus(dw, http.StatusTooManyRequests, "TooManyRequests", "Too many requests, please try again later.", 1)
+			writeStatus(rw, http.StatusTooManyRequests, "TooManyRequests", "Too many requests, please try again later.", 1)
 			return
 		}
 		defer release()
 		d, err := timeoutFor(req, l.RequestTimeout)
 		if err != nil {
-			writeStatus(dw, http.StatusBadRequest, "BadRequest", "invalid timeout specified in the request URL - "+err.Error(), 0)
+			writeStatus(rw, http.StatusBadRequest, "BadRequest", "invalid timeout specified in the request URL - "+err.Error(), 0)
 			return
 		}
-		withTimeout(dw, req, h, d)
+		http.NewResponseController(rw).SetWriteDeadline(start.Add(d + l.WriteTimeout))
+		withTimeout(rw, req, h, d)
 	})
 }
 

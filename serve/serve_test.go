@@ -556,3 +556,26 @@ func TestTimeoutLogs(t *testing.T) {
 		t.Errorf("no 504 logged:\n%s", buf.String())
 	}
 }
+
+// TestIdleWatch: a watch that sends nothing for longer than WriteTimeout
+// is not cut off (the deadline bounds writes, not silence), over HTTP/2
+// and HTTP/1.1.
+func TestIdleWatch(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		r := start(t, newRegistry(t), serve.Options{TLS: serve.TLS{Disabled: disabled}, Limits: serve.Limits{WriteTimeout: 100 * time.Millisecond}})
+		resp, err := r.client.Get(r.url + "/api/v1/namespaces/default/configmaps?watch=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // idle, five times WriteTimeout
+		r.do(t, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"late"}}`)
+		var ev struct {
+			Type   string
+			Object struct{ Metadata struct{ Name string } }
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&ev); err != nil || ev.Type != "ADDED" || ev.Object.Metadata.Name != "late" {
+			t.Errorf("%s: after an idle while the watch got %+v, %v; want ADDED late", resp.Proto, ev, err)
+		}
+		resp.Body.Close()
+	}
+}
