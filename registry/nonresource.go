@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage"
 )
 
@@ -121,4 +122,14 @@ func (r *Registry) Synced(context.Context) error {
 		return fmt.Errorf("registry: the RBAC feeds of %s have not synced", strings.Join(behind, ", "))
 	}
 	return nil
+}
+
+// Authenticate finds who sends req, as the registry does before serving
+// it (Options.Authenticator, or system:anonymous without one), without
+// changing req (an authenticator removes the headers it read, from a
+// copy here). A server in front of the registry calls it where kube's
+// filters need the user before the registry runs: serve spares
+// system:masters from its in-flight limit, as kube-apiserver does.
+func (r *Registry) Authenticate(req *http.Request) (*request.User, error) {
+	return r.authenticate(req.Clone(req.Context()))
 }

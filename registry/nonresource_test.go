@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/registry/authn"
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/authz/rbac"
 	kreq "github.com/kapi-dev/kapi/registry/request"
@@ -198,5 +199,38 @@ func TestSynced(t *testing.T) {
 		}
 		cancel()
 		reg.Close()
+	}
+}
+
+// TestAuthenticate finds the request's user as serving it would, and
+// leaves the request as it was (the token authenticator removes the
+// header it read from what it authenticates).
+func TestAuthenticate(t *testing.T) {
+	au, err := authn.New(authn.Options{Tokens: authn.NewTokens(map[string]kreq.User{"t": {Name: "alice", Groups: []string{"dev"}}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.New(registry.Options{Storage: memory.New(memory.Options{}), Authenticator: au})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	tests := []struct {
+		auth, wantUser string
+	}{{"Bearer t", "alice"}, {"Bearer nope", ""}}
+	for _, tt := range tests {
+		req := httptest.NewRequest("GET", "/api", nil)
+		req.Header.Set("Authorization", tt.auth)
+		u, err := reg.Authenticate(req)
+		got := ""
+		if err == nil {
+			got = u.Name
+		}
+		if got != tt.wantUser || (tt.wantUser == "") != (err != nil) {
+			t.Errorf("%s: got %q, %v; want %q", tt.auth, got, err, tt.wantUser)
+		}
+		if req.Header.Get("Authorization") != tt.auth {
+			t.Errorf("%s: the request's Authorization became %q", tt.auth, req.Header.Get("Authorization"))
+		}
 	}
 }

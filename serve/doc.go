@@ -30,10 +30,13 @@
 //
 //	request.Parse (verb, resource…) → log line and metrics when it ends →
 //	  long-running: ended by Shutdown            → handler
-//	  otherwise:    in-flight slot (or 429) → deadline (or 504) → handler
+//	  otherwise:    in-flight slot (or 429, system:masters spared) → deadline (or 504) → handler
 //
-// kube-apiserver runs its in-flight limit after authentication, so it can
-// spare system:masters; here the limit comes first and spares no one.
+// kube-apiserver runs its in-flight limit after authentication and spares
+// system:masters; here the limit comes first, and a request it would
+// refuse is authenticated then (when the handler can tell its user:
+// registry.Registry's Authenticate) and served if its user is in
+// system:masters.
 //
 // When the handler serves non-resource paths itself after authorizing
 // them (registry.Registry's HandleNonResource), the health endpoints and

@@ -48,6 +48,14 @@ type nonResourceMux interface {
 	HandleNonResource(path string, h http.Handler)
 }
 
+// authenticator is implemented by a handler that can tell who sends a
+// request without serving it (registry.Registry's Authenticate): the
+// server then spares system:masters from the in-flight limit, as
+// kube-apiserver does.
+type authenticator interface {
+	Authenticate(req *http.Request) (*request.User, error)
+}
+
 // Server serves an http.Handler (a registry.Registry, usually) as
 // kube-apiserver serves its API: see the package documentation. It is
 // safe for concurrent use.
@@ -60,6 +68,7 @@ type Server struct {
 	certs   *certSource // nil without TLS
 	ca      []byte
 	limit   *inflight
+	authn   authenticator // nil when the handler is not one
 
 	shutdown atomic.Bool        // Shutdown was called: /readyz fails
 	drain    context.Context    // ends when long-running requests must end
@@ -84,6 +93,7 @@ func New(h http.Handler, opts Options) (*Server, error) {
 		}
 	}
 	s.limit = newInflight(opts.Limits, s.observe)
+	s.authn, _ = h.(authenticator)
 	live := append([]Check{Ping}, opts.Checks...)
 	ready := append(append(append([]Check{}, live...), opts.ReadyChecks...), Check{Name: "shutdown", Check: func(context.Context) error {
 		if s.shutdown.Load() {
@@ -233,11 +243,13 @@ func (s *Server) filters(h http.Handler) http.Handler {
 		// A response that is not long-running is written within its
 		// deadline, or cut off WriteTimeout after it.
 		release, ok := s.limit.acquire(info.Verb)
-		if !ok {
+		if !ok && !s.privileged(req) {
 			writeStatus(rw, http.StatusTooManyRequests, "TooManyRequests", "Too many requests, please try again later.", 1)
 			return
 		}
-		defer release()
+		if ok {
+			defer release()
+		}
 		d, err := timeoutFor(req, l.RequestTimeout)
 		if err != nil {
 			writeStatus(rw, http.StatusBadRequest, "BadRequest", "invalid timeout specified in the request URL - "+err.Error(), 0)
@@ -246,6 +258,17 @@ func (s *Server) filters(h http.Handler) http.Handler {
 		http.NewResponseController(rw).SetWriteDeadline(start.Add(d + l.WriteTimeout))
 		withTimeout(rw, req, h, d)
 	})
+}
+
+// privileged tells a request of a member of system:masters, which kube
+// serves over the in-flight limit. It authenticates only requests about
+// to be refused.
+func (s *Server) privileged(req *http.Request) bool {
+	if s.authn == nil {
+		return false
+	}
+	u, err := s.authn.Authenticate(req)
+	return err == nil && u.InGroup(request.SystemPrivileged)
 }
 
 // logRequest writes a request's line: kube's httplog fields.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/registry"
+	kreq "github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/serve"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
@@ -578,4 +579,57 @@ func TestIdleWatch(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
+}
+
+// authBlocking is blocking with an authenticator: "Bearer admin" is in
+// system:masters.
+type authBlocking struct{ *blocking }
+
+func (authBlocking) Authenticate(req *http.Request) (*kreq.User, error) {
+	if req.Header.Get("Authorization") == "Bearer admin" {
+		return &kreq.User{Name: "admin", Groups: []string{kreq.SystemPrivileged}}, nil
+	}
+	return &kreq.User{Name: "alice"}, nil
+}
+
+// TestMaxInFlightSparesMasters: over the limit, a member of
+// system:masters is served, as in kube; anyone else gets 429.
+func TestMaxInFlightSparesMasters(t *testing.T) {
+	b := newBlocking()
+	r := start(t, authBlocking{b}, serve.Options{TLS: serve.TLS{Disabled: true}, Limits: serve.Limits{MaxRequestsInFlight: 1}})
+	held := make(chan struct{})
+	go func() {
+		r.do(t, "GET", "/api/v1/namespaces?hold", "")
+		close(held)
+	}()
+	<-b.entered
+	for _, tt := range []struct {
+		token    string
+		wantCode int
+	}{{"admin", 200}, {"alice", 429}} {
+		got := make(chan int, 1)
+		go func() {
+			req, _ := http.NewRequest("GET", r.url+"/api/v1/namespaces/default", nil)
+			req.Header.Set("Authorization", "Bearer "+tt.token)
+			resp, err := r.client.Do(req)
+			if err != nil {
+				got <- 0
+				return
+			}
+			resp.Body.Close()
+			got <- resp.StatusCode
+		}()
+		var code int
+		select {
+		case code = <-got:
+		case <-b.entered:
+			b.release <- struct{}{}
+			code = <-got
+		}
+		if code != tt.wantCode {
+			t.Errorf("%s over the limit: %d; want %d", tt.token, code, tt.wantCode)
+		}
+	}
+	b.hold <- struct{}{}
+	<-held
 }
