@@ -12,7 +12,11 @@
 //	apiserver_watch_events_sizes{group,version,resource}
 //	apiserver_storage_objects{resource}   at each scrape, from Options.Objects
 //
-// plus the Go runtime's and the process' collectors.
+// plus the Go runtime's and the process' collectors. Where kapi's figure
+// differs from kube's: apiserver_current_inflight_requests is the count at
+// the last change (kube reports the highest of the last second), and
+// apiserver_watch_events_sizes observes each event of a sent batch at the
+// batch's mean size.
 //
 // It is a Go module of its own so that the core module stays on the
 // standard library and the design card's few dependencies: the Prometheus
