@@ -281,7 +281,9 @@ func TestViewerUser(t *testing.T) {
 		run       func() error
 		forbidden bool
 	}{
-		{name: "get", run: func() error { return c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "seen"}, &controller.Greeting{}) }},
+		{name: "get", run: func() error {
+			return c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "seen"}, &controller.Greeting{})
+		}},
 		{name: "list", run: func() error { return c.List(ctx, &controller.GreetingList{}, client.InNamespace("default")) }},
 		{name: "delete", run: func() error { return c.Delete(ctx, greeting("default", "seen", "")) }, forbidden: true},
 		{name: "configmaps", run: func() error { return c.List(ctx, &corev1.ConfigMapList{}) }, forbidden: true},
