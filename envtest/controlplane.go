@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -195,8 +196,10 @@ func (s *APIServer) Start() error {
 		return err
 	}
 	ro := registry.Options{CEL: cel.Compile}
+	errorLog := log.New(io.Discard, "", 0) // TLS handshakes cut short by a test's end
 	if s.Err != nil {
 		ro.Logger = slog.New(slog.NewTextHandler(s.Err, nil))
+		errorLog = log.New(s.Err, "kapi/envtest: ", log.LstdFlags)
 	}
 	au, err := authn.New(authn.Options{Tokens: ta, Anonymous: true})
 	if err != nil {
@@ -262,7 +265,7 @@ func (s *APIServer) Start() error {
 		Handler:           reg,
 		ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
-		ErrorLog:          nil,
+		ErrorLog:          errorLog,
 	}
 	s.reg, s.store, s.done = reg, store, make(chan struct{})
 	go func() {
