@@ -50,16 +50,16 @@ func serverGoroutines() []string {
 // Stop leaves no goroutine of the server behind, even with a watch open.
 // Not parallel: it looks at every goroutine of the process.
 func TestStopLeavesNoGoroutine(t *testing.T) {
-	if g := serverGoroutines(); len(g) > 0 {
-		t.Fatalf("server goroutines before the test:\n%s", strings.Join(g, "\n\n"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if g := waitNoServerGoroutine(ctx); len(g) > 0 {
+		t.Fatalf("server goroutines of the tests before this one:\n%s", strings.Join(g, "\n\n"))
 	}
 	e := &envtest.Environment{CRDDirectoryPaths: []string{crdDir}}
 	cfg, err := e.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -75,12 +75,19 @@ func TestStopLeavesNoGoroutine(t *testing.T) {
 	if err := e.Stop(); err != nil {
 		t.Fatal(err)
 	}
+	if left := waitNoServerGoroutine(ctx); len(left) > 0 {
+		t.Fatalf("%d server goroutines left after Stop:\n%s", len(left), strings.Join(left, "\n\n"))
+	}
+}
+
+// waitNoServerGoroutine waits up to 10s for the server goroutines to end
+// (a closed connection's goroutine ends once it sees the close) and
+// returns those left.
+func waitNoServerGoroutine(ctx context.Context) []string {
 	var left []string
 	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		left = serverGoroutines()
 		return len(left) == 0, nil
 	})
-	if len(left) > 0 {
-		t.Fatalf("%d server goroutines left after Stop:\n%s", len(left), strings.Join(left, "\n\n"))
-	}
+	return left
 }
