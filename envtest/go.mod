@@ -7,6 +7,7 @@ replace github.com/kapi-dev/kapi => ../
 replace github.com/kapi-dev/kapi/cel => ../cel
 
 require (
+	github.com/go-logr/logr v1.4.3
 	github.com/kapi-dev/kapi v0.0.0
 	github.com/kapi-dev/kapi/cel v0.0.0
 	k8s.io/api v0.37.2
@@ -30,7 +31,6 @@ require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/kapi-dev/kapi/envtest/examples/controller"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -28,6 +29,12 @@ import (
 // (Environment, User, CRDInstallOptions: see envtest_kapi_test.go). With
 // -tags crenvtest it runs on controller-runtime's envtest (kube-apiserver
 // and etcd binaries from KUBEBUILDER_ASSETS); without, on kapi/envtest.
+
+func init() {
+	// The managers' logs are not the tests' subject (a kubebuilder suite
+	// sets a zap logger here).
+	ctrl.SetLogger(logr.Discard())
+}
 
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
