@@ -55,10 +55,15 @@ func (f *ControlPlane) Stop() error {
 }
 
 // APIURL is the URL clients reach the API server at.
+//
+// Deprecated: use AddUser instead, or APIServer.SecureServing.URL, as
+// envtest says.
 func (f *ControlPlane) APIURL() *url.URL { return f.GetAPIServer().SecureServing.URL("https", "/") }
 
 // RESTClientConfig is a rest.Config with no credentials for the API
-// server (requests are system:anonymous); see AddUser.
+// server (requests are system:anonymous).
+//
+// Deprecated: use AddUser and AuthenticatedUser.Config, as envtest says.
 func (f *ControlPlane) RESTClientConfig() (*rest.Config, error) {
 	api := f.GetAPIServer()
 	if len(api.SecureServing.CA) == 0 {
@@ -146,14 +151,19 @@ type Authn interface {
 // InsecureServing, SecurePort) are accepted and unused; of Configure's
 // flags, authorization-mode is read (RBAC, the default, or AlwaysAllow).
 type APIServer struct {
-	URL             *url.URL
-	SecurePort      int
-	SecureServing   SecureServing
+	// Deprecated: use SecureServing, as envtest says.
+	URL *url.URL
+	// Deprecated: use SecureServing, as envtest says.
+	SecurePort    int
+	SecureServing SecureServing
+	// Deprecated: does not work with Kubernetes 1.20 and above, as
+	// envtest says.
 	InsecureServing *ListenAddr
 	Path            string
-	Args            []string
-	CertDir         string
-	EtcdURL         *url.URL
+	// Deprecated: use Configure, as envtest says.
+	Args    []string
+	CertDir string
+	EtcdURL *url.URL
 	// StartTimeout and StopTimeout bound Start and Stop.
 	StartTimeout time.Duration
 	StopTimeout  time.Duration
@@ -304,8 +314,9 @@ func (s *APIServer) Stop() error {
 // Etcd is envtest's Etcd, kept for its fields: kapi stores in memory and
 // starts no etcd.
 type Etcd struct {
-	URL          *url.URL
-	Path         string
+	URL  *url.URL
+	Path string
+	// Deprecated: use Configure, as envtest says.
 	Args         []string
 	DataDir      string
 	StartTimeout time.Duration

@@ -10,4 +10,11 @@ type (
 	Environment       = envtest.Environment
 	User              = envtest.User
 	CRDInstallOptions = envtest.CRDInstallOptions
+	AuthenticatedUser = envtest.AuthenticatedUser
+	ControlPlane      = envtest.ControlPlane
+	APIServer         = envtest.APIServer
+	Etcd              = envtest.Etcd
+	SecureServing     = envtest.SecureServing
+	Arguments         = envtest.Arguments
+	ListenAddr        = envtest.ListenAddr
 )
