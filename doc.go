@@ -21,5 +21,9 @@
 //     graceful shutdown, request logs, a hook for metrics (the module
 //     github.com/kapi-dev/kapi/metrics exports them for Prometheus).
 //
+// Controller authors test against kapi with the separate module
+// github.com/kapi-dev/kapi/envtest, a drop-in for controller-runtime's
+// envtest.
+//
 // This package itself holds no code; import the packages you need.
 package kapi
