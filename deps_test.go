@@ -55,6 +55,9 @@ var allowed = map[string][]string{
 	"registry/authz":      {"registry/request"},                   // the Authorizer interface, allow-all, unions
 	"registry/authz/rbac": {"registry/request", "registry/authz"}, // kube's RBAC rules, indexed by subject
 	"registry/admission":  {"registry/request"},                   // admission hooks and their chain
+	// Serving a handler as kube-apiserver does: TLS, limits, timeouts,
+	// health, shutdown (stdlib only; metrics in the metrics module).
+	"serve": {"registry/request"},
 }
 
 // The third-party modules the core module may use (the design card).

@@ -75,6 +75,18 @@ type Options struct {
 	// (escalate, bind), keeps aggregated ClusterRoles, and creates kube's
 	// default roles and bindings. The RBAC kinds are served either way.
 	RBAC *rbac.Authorizer
+	// Metrics receives what only the registry can measure: the watch
+	// events it sends. Nil measures nothing. The module
+	// github.com/kapi-dev/kapi/metrics implements it with Prometheus.
+	Metrics Metrics
+}
+
+// Metrics receives the registry's measurements. Its methods are called
+// from the goroutines serving requests, concurrently, and must not block.
+type Metrics interface {
+	// WatchEvents counts events sent on one watch of the resource
+	// group/version/resource (plural), and the bytes of their frames.
+	WatchEvents(group, version, resource string, events, bytes int)
 }
 
 // Version is the /version document.
@@ -108,6 +120,8 @@ type Registry struct {
 	gc             *gc.Collector  // the garbage collector; nil when disabled
 
 	clientTypes typeIDs // the Go types of Clients, for their shared watch objects' memo keys
+
+	extra nonResourceHandlers // HandleNonResource's paths
 }
 
 type groupVer struct {
@@ -259,15 +273,24 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err == nil {
 		user, err = r.impersonate(req.Context(), req, info, user)
 	}
+	rec := request.RecordFrom(req.Context())
+	if err == nil {
+		rec.SetUser(user)
+	}
 	if err == nil {
 		err = r.authorize(req.Context(), authz.AttributesFrom(user, info))
 	}
 	if err != nil {
+		rec.Fail(err)
 		writeStatus(w, req, toStatus(err, nil, ""))
 		return
 	}
 	ctx := request.WithUser(request.WithInfo(req.Context(), info), user)
 	if !info.IsResourceRequest {
+		if h, ok := r.extra.handler(req.URL.Path); ok {
+			h.ServeHTTP(w, req.WithContext(ctx))
+			return
+		}
 		h, ok := r.nonResourceHandler(req.URL.Path)
 		if !ok {
 			writeStatus(w, req, errPathNotFound())
@@ -278,11 +301,13 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	rq, h, err := r.route(req.Method, info)
 	if err != nil {
+		rec.Fail(err)
 		writeStatus(w, req, toStatus(err, nil, ""))
 		return
 	}
 	rq.Request = req.WithContext(withWarnings(ctx, w.Header()))
 	if err := h(r, w, rq); err != nil {
+		rec.Fail(err)
 		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
 	}
 }
