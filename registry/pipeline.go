@@ -180,7 +180,7 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 // or nil when the registry has no admission hook (the chain then costs
 // nothing).
 func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Object) *admission.Attributes {
-	if r.opts.Admission.Empty() {
+	if r.noAdmission() {
 		return nil
 	}
 	opts := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": w.options}
@@ -213,23 +213,36 @@ func (r *Registry) newAttributes(ctx context.Context, res *Resource, op admissio
 		Resource: res.Plural, Subresource: sub, Namespace: ns, Name: name}
 }
 
-// admit runs the mutating hooks (a nil: none), and sends their warnings.
+// admit runs the mutating hooks, then the mutating webhooks (a nil:
+// none), and sends their warnings.
 func (r *Registry) admit(ctx context.Context, a *admission.Attributes) error {
 	if a == nil {
 		return nil
 	}
 	err := r.opts.Admission.Admit(ctx, a)
+	if err == nil {
+		err = r.webhooks.Admit(ctx, a)
+	}
 	warnAll(ctx, a)
 	return err
 }
 
-// validate runs the validating hooks (a nil: none), and sends their
-// warnings.
+// noAdmission reports whether there is no admission hook and no webhook:
+// writes then build no admission.Attributes.
+func (r *Registry) noAdmission() bool {
+	return r.opts.Admission.Empty() && r.webhooks.Empty()
+}
+
+// validate runs the validating hooks, then the validating webhooks (a
+// nil: none), and sends their warnings.
 func (r *Registry) validate(ctx context.Context, a *admission.Attributes) error {
 	if a == nil {
 		return nil
 	}
 	err := r.opts.Admission.Validate(ctx, a)
+	if err == nil {
+		err = r.webhooks.Validate(ctx, a)
+	}
 	warnAll(ctx, a)
 	return err
 }
