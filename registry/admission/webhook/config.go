@@ -45,6 +45,10 @@ type Webhook struct {
 	MatchConditions         []MatchCondition    `json:"matchConditions,omitempty"`
 }
 
+// LabelSelector is a metav1.LabelSelector (namespaceSelector,
+// objectSelector).
+type LabelSelector = rbac.LabelSelector
+
 // ClientConfig says how to reach a webhook: a URL, or a service
 // reference the embedding program resolves (Options.ResolveService),
 // and the CA bundle its serving certificate is checked against.

@@ -1,0 +1,34 @@
+package webhook
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzDecodeResponse: any body decodes to a response or an error wrapping
+// ErrInvalidResponse; never a panic, and a response has the request's
+// UID (v1) and no patch a validating webhook may not send.
+func FuzzDecodeResponse(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":true}}`), true)
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":true,"patch":"W10=","patchType":"JSONPatch"}}`), true)
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":false,"status":{"code":403,"message":"no"}}}`), false)
+	f.Add([]byte(`{"response":{"uid":"x"}}`), false)
+	f.Add([]byte(`<html>`), true)
+	f.Fuzz(func(t *testing.T, body []byte, mutating bool) {
+		for _, v := range []string{"v1", "v1beta1"} {
+			r, err := DecodeResponse(body, "u", v, mutating)
+			if err != nil {
+				if !errors.Is(err, ErrInvalidResponse) {
+					t.Fatalf("%s: error %v does not wrap ErrInvalidResponse", v, err)
+				}
+				continue
+			}
+			if v == "v1" && r.UID != "u" {
+				t.Fatalf("accepted uid %q", r.UID)
+			}
+			if !mutating && (len(r.Patch) > 0 || r.PatchType != nil) {
+				t.Fatalf("%s: a validating webhook's patch accepted", v)
+			}
+		}
+	})
+}
