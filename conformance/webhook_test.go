@@ -2,11 +2,13 @@ package conformance
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
 	"maps"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +30,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kapi-dev/kapi/cel"
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
+	"github.com/kapi-dev/kapi/registry"
 )
 
 // Admission webhooks (EXT-9) as controller projects use them: a
@@ -180,7 +184,7 @@ var webhookRuns atomic.Int64
 func TestWebhooksAsKube(t *testing.T) {
 	hooks, hookCA := crWebhookServer(t)
 	kube := kubeAPIServer(t)
-	srv, ca := authServer(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens))})
+	srv, ca := webhookKapi(t)
 	sides := []hookSide{{"kube-apiserver", kube.URL, kube.CA, "admin-token"}, {"kapi", srv.URL, ca, "admin-token"}}
 	run := fmt.Sprintf("wh-%d", webhookRuns.Add(1))
 	down := fmt.Sprintf("https://127.0.0.1:%d/validate", freePort(t)) // nothing listens there
@@ -210,6 +214,26 @@ func TestWebhooksAsKube(t *testing.T) {
 	for _, k := range slices.Sorted(maps.Keys(results[0])) {
 		t.Logf("both: %s: %v", k, results[0][k])
 	}
+}
+
+// webhookKapi is the example server on TLS with refTokens and
+// cel.CompileMatchConditions for webhooks' matchConditions.
+func webhookKapi(t *testing.T) (*httptest.Server, []byte) {
+	t.Helper()
+	reg, err := server.New(withStorage(t, server.Options{Auth: server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens))},
+		Registry: registry.Options{WebhookConditions: cel.CompileMatchConditions}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, caPEM, err := server.SelfSignedCert("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(reg)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); reg.Close() })
+	return srv, caPEM
 }
 
 // answer is an API error as a client sees it.
@@ -402,6 +426,30 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 		deleteValidating(c.Name)
 		until(sc.name+" to be gone", func() bool { _, err := probe("probe", nil, sc.labels); return err == nil })
 	}
+	// matchConditions (CEL): the webhook is called only where they hold;
+	// one that does not compile is refused.
+	cc := one(t, "cel", down, &fail, 10, nil)
+	cc.Webhooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "only-cel-hit", Expression: "object.metadata.name == 'cel-hit'"}}
+	cur, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, cc.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Webhooks[0].MatchConditions = cc.Webhooks[0].MatchConditions
+	if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	until("the match conditions to take effect", func() bool { _, err := probe("probe", nil, nil); return err == nil })
+	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cel-hit"}}, metav1.CreateOptions{})
+	out["matchConditions hit"] = answerOf(err)
+	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cel-miss"}}, metav1.CreateOptions{})
+	out["matchConditions miss"] = answerOf(err)
+	cur, _ = cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, cc.Name, metav1.GetOptions{})
+	cur.Webhooks[0].MatchConditions = append(cur.Webhooks[0].MatchConditions, admissionregistrationv1.MatchCondition{Name: "bad", Expression: "object.metadata.name"})
+	_, err = cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, cur, metav1.UpdateOptions{})
+	out["matchConditions invalid"] = answerOf(err)
+	deleteValidating(cc.Name)
+	until("cel to be gone", func() bool { _, err := probe("cel-hit", nil, nil); return err == nil })
+
 	c := one(t, "down-ignore", down, &ignore, 10, nil)
 	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ignored"}}, metav1.CreateOptions{})
 	out["down-ignore"] = answerOf(err)

@@ -71,13 +71,10 @@ func (r *Registry) validateWebhookConfiguration(kind string, obj, old Object) []
 		return []FieldError{{Type: validation.TypeInternal, Field: "webhooks", Detail: err.Error()}}
 	}
 	c, err := webhook.ParseConfiguration(b)
-	if err == nil {
-		err = r.webhooks.Check(c)
-	}
 	if err != nil {
 		return []FieldError{{Type: validation.TypeInvalid, Field: "webhooks", Value: validation.OmitValue, Detail: err.Error()}}
 	}
-	return nil
+	return r.webhooks.Check(c)
 }
 
 // newWebhooks is the registry's dispatcher: namespaces' labels from

@@ -297,35 +297,3 @@ func stripNumbers(v any) any {
 	}
 	return v
 }
-
-// conditionInput are the variables of h's match conditions for a.
-func conditionInput(a *admission.Attributes, inv *invocation) ConditionInput {
-	req := map[string]any{
-		"kind":               map[string]any{"group": inv.group, "version": inv.version, "kind": inv.kind},
-		"resource":           map[string]any{"group": inv.group, "version": inv.version, "resource": a.Resource},
-		"subResource":        a.Subresource,
-		"requestKind":        map[string]any{"group": a.Group, "version": a.Version, "kind": a.Kind},
-		"requestResource":    map[string]any{"group": a.Group, "version": a.Version, "resource": a.Resource},
-		"requestSubResource": a.Subresource,
-		"name":               a.Name,
-		"namespace":          a.Namespace,
-		"operation":          string(a.Operation),
-		"dryRun":             a.DryRun,
-	}
-	if u := a.User; u != nil {
-		groups := make([]any, len(u.Groups))
-		for i, g := range u.Groups {
-			groups[i] = g
-		}
-		extra := map[string]any{}
-		for k, vs := range u.Extra {
-			l := make([]any, len(vs))
-			for i, v := range vs {
-				l[i] = v
-			}
-			extra[k] = l
-		}
-		req["userInfo"] = map[string]any{"username": u.Name, "uid": u.UID, "groups": groups, "extra": extra}
-	}
-	return ConditionInput{Object: a.Object, OldObject: a.OldObject, Request: req}
-}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
 )
 
@@ -44,8 +45,22 @@ type Version struct {
 	Version, Kind string
 }
 
-// ConditionCompiler compiles a webhook's matchConditions.
-type ConditionCompiler func(conditions []MatchCondition) (Condition, error)
+// ConditionCompiler compiles a webhook's matchConditions; failurePolicy
+// (Fail or Ignore) says what an evaluation error is: a denial, or no
+// match. An expression that does not compile is a *ConditionError.
+type ConditionCompiler func(conditions []MatchCondition, failurePolicy string) (Condition, error)
+
+// ConditionError is a match condition that does not compile: the
+// Index-th of its webhook's, and why.
+type ConditionError struct {
+	Index      int
+	Expression string
+	Detail     string
+}
+
+func (e *ConditionError) Error() string {
+	return fmt.Sprintf("matchConditions[%d].expression: %s", e.Index, e.Detail)
+}
 
 // Condition is a webhook's compiled matchConditions: Match reports
 // whether all hold. An error fails the write closed (403), as kube does.
@@ -53,11 +68,12 @@ type Condition interface {
 	Match(ctx context.Context, in ConditionInput) (bool, error)
 }
 
-// ConditionInput are the CEL variables of matchConditions: object,
-// oldObject and request (the AdmissionRequest, JSON form).
+// ConditionInput is what matchConditions are evaluated on: the write,
+// and the group, version and kind of the object as the webhook would
+// be sent it.
 type ConditionInput struct {
-	Object, OldObject map[string]any
-	Request           map[string]any
+	*admission.Attributes
+	Group, Version, Kind string
 }
 
 // Dispatcher calls the webhooks of the configurations it is given (Set),
@@ -117,16 +133,24 @@ func (d *Dispatcher) Empty() bool {
 	return len(*d.mutating.Load()) == 0 && len(*d.validating.Load()) == 0
 }
 
-// Check reports what makes a configuration unusable beyond its
-// validation: match conditions that do not compile, or that no
+// Check reports what makes a configuration unusable beyond Validate:
+// match conditions that do not compile (kube's messages), or that no
 // Options.Conditions can compile.
-func (d *Dispatcher) Check(c *Configuration) error {
-	for _, w := range c.Webhooks {
-		if _, err := d.compile(w); err != nil {
-			return err
+func (d *Dispatcher) Check(c *Configuration) []validation.Error {
+	var errs []validation.Error
+	for i, w := range c.Webhooks {
+		_, err := d.compile(withDefaults(w, false))
+		var ce *ConditionError
+		switch {
+		case err == nil:
+		case errors.As(err, &ce):
+			errs = append(errs, validation.Error{Type: validation.TypeInvalid, Field: fmt.Sprintf("webhooks[%d].matchConditions[%d].expression", i, ce.Index),
+				Value: ce.Expression, Detail: ce.Detail})
+		default:
+			errs = append(errs, validation.Error{Type: validation.TypeForbidden, Field: fmt.Sprintf("webhooks[%d].matchConditions", i), Detail: err.Error()})
 		}
 	}
-	return nil
+	return errs
 }
 
 // ErrNoConditions is the error of a webhook with matchConditions when the
@@ -138,13 +162,9 @@ func (d *Dispatcher) compile(w Webhook) (Condition, error) {
 		return nil, nil
 	}
 	if d.opts.Conditions == nil {
-		return nil, fmt.Errorf("webhook %q: %w", w.Name, ErrNoConditions)
+		return nil, ErrNoConditions
 	}
-	c, err := d.opts.Conditions(w.MatchConditions)
-	if err != nil {
-		return nil, fmt.Errorf("webhook %q: matchConditions: %w", w.Name, err)
-	}
-	return c, nil
+	return d.opts.Conditions(w.MatchConditions, *w.FailurePolicy)
 }
 
 // Set adds or replaces the configuration of kind (MutatingKind or

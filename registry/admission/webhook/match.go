@@ -108,7 +108,7 @@ func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 		return nil, nsErr
 	}
 	if h.conditions != nil {
-		ok, err := h.conditions.Match(ctx, conditionInput(a, inv))
+		ok, err := h.conditions.Match(ctx, ConditionInput{a, inv.group, inv.version, inv.kind})
 		if err != nil {
 			return nil, &admission.Error{Code: 403, Reason: "Forbidden", Err: err,
 				Message: fmt.Sprintf("%s %q is forbidden: %v", qualified(a), a.Name, err)}

@@ -574,7 +574,7 @@ func TestSetAndDelete(t *testing.T) {
 	}
 	h := hookOn(s, "v.example.com")
 	h.MatchConditions = []MatchCondition{{Name: "x", Expression: "true"}}
-	if err := d.Check(configuration("c", h)); !errors.Is(err, ErrNoConditions) {
-		t.Errorf("Check without a condition compiler: got %v; want ErrNoConditions", err)
+	if errs := d.Check(configuration("c", h)); len(errs) != 1 || errs[0].Detail != ErrNoConditions.Error() || errs[0].Field != "webhooks[0].matchConditions" {
+		t.Errorf("Check without a condition compiler: got %v; want ErrNoConditions", errs)
 	}
 }
