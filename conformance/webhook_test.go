@@ -110,7 +110,7 @@ func (cmValidator) ValidateDelete(_ context.Context, cm *corev1.ConfigMap) (admi
 // TLS with the defaulter (/mutate), the labeller (/label), the validator
 // (/validate) and a handler that answers only after 5s (/hang); it
 // returns its base URL and CA bundle.
-func crWebhookServer(t *testing.T) (string, []byte) {
+func crWebhookServer(t testing.TB) (string, []byte) {
 	t.Helper()
 	cert, caPEM, err := server.SelfSignedCert("127.0.0.1")
 	if err != nil {
@@ -149,13 +149,15 @@ func crWebhookServer(t *testing.T) (string, []byte) {
 		cancel()
 		<-done
 	})
-	poll(t, "the webhook server to start", func(context.Context) (bool, error) {
-		return srv.StartedChecker()(nil) == nil, nil
-	})
+	for deadline := time.Now().Add(time.Minute); srv.StartedChecker()(nil) != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the webhook server did not start")
+		}
+	}
 	return fmt.Sprintf("https://127.0.0.1:%d", port), caPEM
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -143,10 +143,7 @@ func (d *Dispatcher) call(ctx context.Context, h *hook, inv *invocation, a *admi
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	q := u.Query()
-	q.Set("timeout", strconv.Itoa(int(h.timeout/time.Second))+"s")
-	u.RawQuery = q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, &CallError{h.Name, fmt.Errorf("failed to call webhook: %w", err)}
 	}
@@ -181,11 +178,11 @@ func truncate(b []byte) string {
 	return string(b)
 }
 
-// target is the URL to call h at.
-func (d *Dispatcher) target(ctx context.Context, h *hook) (*url.URL, error) {
-	if h.url != nil {
-		u := *h.url
-		return &u, nil
+// target is the URL to call h at, with kube's timeout parameter
+// (?timeout=10s) as client-go's REST client adds it.
+func (d *Dispatcher) target(ctx context.Context, h *hook) (string, error) {
+	if h.target != "" {
+		return h.target, nil
 	}
 	ref := *h.ClientConfig.Service
 	if ref.Port == nil {
@@ -193,17 +190,26 @@ func (d *Dispatcher) target(ctx context.Context, h *hook) (*url.URL, error) {
 		ref.Port = &p
 	}
 	if d.opts.ResolveService == nil {
-		return nil, fmt.Errorf("no service resolver for service %s/%s", ref.Namespace, ref.Name)
+		return "", fmt.Errorf("no service resolver for service %s/%s", ref.Namespace, ref.Name)
 	}
 	u, err := d.opts.ResolveService(ctx, ref)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	c := *u
 	if ref.Path != nil && c.Path == "" {
 		c.Path = *ref.Path
 	}
-	return &c, nil
+	return withTimeout(&c, h.timeout), nil
+}
+
+// withTimeout is u with the timeout query parameter.
+func withTimeout(u *url.URL, timeout time.Duration) string {
+	q := u.Query()
+	q.Set("timeout", strconv.Itoa(int(timeout/time.Second))+"s")
+	c := *u
+	c.RawQuery = q.Encode()
+	return c.String()
 }
 
 // mutate calls a mutating webhook and applies its patch to a.Object;

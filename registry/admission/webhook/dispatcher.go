@@ -111,7 +111,7 @@ type hook struct {
 	configuration string
 	id            string // configuration/webhook: its identity for reinvocation
 	client        *http.Client
-	url           *url.URL // nil: a service reference, resolved per call
+	target        string // the URL with ?timeout=; "": a service reference, resolved per call
 	timeout       time.Duration
 	conditions    Condition
 }
@@ -191,7 +191,7 @@ func (d *Dispatcher) Set(kind string, c *Configuration) error {
 			if err != nil {
 				continue
 			}
-			h.url = u
+			h.target = withTimeout(u, h.timeout)
 		}
 		key := string(w.ClientConfig.CABundle)
 		if clients[key] == nil {
@@ -365,9 +365,7 @@ func (d *Dispatcher) Validate(ctx context.Context, a *admission.Attributes) erro
 	warnings := make([][]string, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		call := func() {
 			defer func() {
 				if p := recover(); p != nil {
 					errs <- &admission.Error{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: ValidatingAdmissionWebhook/%v has panicked: %v", c.h.Name, p)}
@@ -383,6 +381,15 @@ func (d *Dispatcher) Validate(ctx context.Context, a *admission.Attributes) erro
 			if err = byPolicy(ctx, c.h, err); err != nil {
 				errs <- err
 			}
+		}
+		if len(calls) == 1 { // no goroutine for a lone webhook
+			call()
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			call()
 		}()
 	}
 	wg.Wait()
