@@ -60,6 +60,7 @@ func BenchmarkWebhookCreate(b *testing.B) {
 		b.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
 		cms := cs.CoreV1().ConfigMaps(ns)
 		create := func(b *testing.B, prefix string) {
+			prefix = fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()) // each run (-count) its own names
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i)}, Data: map[string]string{"a": "b"}}
