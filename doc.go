@@ -15,7 +15,8 @@
 //     of their own: registry/request (a request's Info and User),
 //     registry/authn (authenticators), registry/authz and
 //     registry/authz/rbac (authorizers, kube's RBAC) and
-//     registry/admission (admission hooks).
+//     registry/admission (admission hooks) with registry/admission/webhook
+//     (admission webhooks).
 //
 // This package itself holds no code; import the packages you need.
 package kapi
