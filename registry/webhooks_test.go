@@ -33,6 +33,9 @@ func hookServer(t *testing.T) (url string, ca []byte) {
 			resp["patch"] = []byte(`[{"op":"add","path":"/metadata/annotations","value":{"mutated":"yes"}}]`)
 			resp["patchType"] = "JSONPatch"
 			resp["warnings"] = []string{"mutated by a webhook"}
+		case "/badlabel":
+			resp["patch"] = []byte(`[{"op":"add","path":"/metadata/labels","value":{"bad key!":"x"}}]`)
+			resp["patchType"] = "JSONPatch"
 		case "/validate":
 			if rv.Request.Object.Metadata.Labels["color"] == "blue" {
 				resp["allowed"] = false
@@ -100,6 +103,14 @@ func TestWebhookConfigurations(t *testing.T) {
 	// Gone with the configuration, for the next request.
 	s.must(200, "DELETE", validatingPath+"/no-blue", nil)
 	s.must(201, "POST", widgetsPath, widget("blue", map[string]string{"color": "blue"}, nil))
+
+	// A webhook's patch is validated as the request's object is.
+	s.must(201, "POST", mutatingPath, webhookConfiguration("MutatingWebhookConfiguration", "z-bad-label", url+"/badlabel", ca, nil))
+	r = s.do("POST", widgetsPath, widget("patched-invalid", nil, nil))
+	if msg, _ := r.obj(t)["message"].(string); r.code != 422 || !strings.Contains(msg, `metadata.labels: Invalid value: "bad key!"`) {
+		t.Errorf("create through an invalid patch: got %d %s; want 422 on the patched label", r.code, r.body)
+	}
+	s.must(404, "GET", widgetsPath+"/patched-invalid", nil)
 }
 
 func TestWebhookConfigurationValidation(t *testing.T) {

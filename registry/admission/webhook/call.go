@@ -114,6 +114,9 @@ func groupVersion(group, version string) string {
 // call that failed; a denial is the Response's Allowed false.
 func (d *Dispatcher) call(ctx context.Context, h *hook, inv *invocation, a *admission.Attributes, b *bodies) (*Response, error) {
 	if a.DryRun {
+		if h.SideEffects == nil {
+			return nil, &CallError{h.Name, errors.New("Webhook SideEffects is nil")}
+		}
 		if se := *h.SideEffects; se != "None" && se != "NoneOnDryRun" {
 			return nil, &admission.Error{Code: http.StatusBadRequest, Reason: "BadRequest",
 				Message: fmt.Sprintf("admission webhook %q does not support dry run", h.Name), Err: admission.ErrDryRunUnsupported}

@@ -182,8 +182,8 @@ func (d *Dispatcher) Set(kind string, c *Configuration) error {
 		h := &hook{Webhook: w, mutating: kind == MutatingKind, configuration: c.Metadata.Name, id: c.Metadata.Name + "/" + w.Name,
 			timeout: time.Duration(*w.TimeoutSeconds) * time.Second}
 		cond, err := d.compile(w)
-		if err != nil {
-			continue
+		if err != nil || (w.ClientConfig.URL == nil && w.ClientConfig.Service == nil) {
+			continue // refused by validation; not stored through the API
 		}
 		h.conditions = cond
 		if w.ClientConfig.URL != nil {

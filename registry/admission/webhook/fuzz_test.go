@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -29,6 +30,30 @@ func FuzzDecodeResponse(f *testing.F) {
 			if !mutating && (len(r.Patch) > 0 || r.PatchType != nil) {
 				t.Fatalf("%s: a validating webhook's patch accepted", v)
 			}
+		}
+	})
+}
+
+// FuzzValidate: any JSON object parses and validates without a panic, as
+// a configuration or as an update of another.
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte(`{"webhooks":[{"name":"a.b.c","clientConfig":{"url":"https://h/x"},"sideEffects":"None","admissionReviewVersions":["v1"],"rules":[{"operations":["*"],"apiGroups":["*"],"apiVersions":["*"],"resources":["*/*"]}]}]}`))
+	f.Add([]byte(`{"webhooks":[{"clientConfig":{"service":{"namespace":"n","name":"s","path":"//","port":0}},"matchConditions":[{"name":"","expression":""}],"objectSelector":{"matchExpressions":[{"key":"","operator":"In"}]}}]}`))
+	f.Add([]byte(`{"webhooks":"x"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var obj map[string]any
+		if json.Unmarshal(b, &obj) != nil {
+			return
+		}
+		for _, kind := range []string{MutatingKind, ValidatingKind} {
+			_ = Validate(kind, obj, nil)
+			_ = Validate(kind, obj, obj)
+		}
+		if c, err := ParseConfiguration(b); err == nil {
+			d := New(Options{})
+			_ = d.Set(MutatingKind, c)
+			_ = d.Check(c)
+			d.Close()
 		}
 	})
 }
