@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -142,6 +145,22 @@ func crWebhookServer(t testing.TB) (string, []byte) {
 		}
 		return admission.Allowed("")
 	})})
+	// Bad webhooks: an answer that is not JSON, one for another UID, a
+	// patch that does not apply.
+	srv.Register("/garbage", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>oops</html>"))
+	}))
+	srv.Register("/wronguid", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"not-the-request","allowed":true}}`))
+	}))
+	srv.Register("/badpatch", &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		r := admission.Allowed("")
+		pt := admissionv1.PatchTypeJSONPatch
+		r.Patch, r.PatchType = []byte(`[{"op":"replace","path":"/spec/missing","value":1}]`), &pt
+		return r
+	})})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(ctx) }()
@@ -249,10 +268,13 @@ func answerOf(err error) any {
 		return "ok"
 	}
 	if se, ok := err.(apierrors.APIStatus); ok {
-		return answer{se.Status().Code, se.Status().Message}
+		return answer{se.Status().Code, uids.ReplaceAllString(se.Status().Message, "<uid>")}
 	}
 	return "error: " + err.Error()
 }
+
+// uids are the random request UIDs messages quote.
+var uids = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // webhookScenarios runs the scenarios against s and returns what each
 // saw, by name.
@@ -416,6 +438,8 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 		{"down-fail", down, &fail, 10, nil, nil},
 		{"hang-fail", hooks + "/hang", &fail, 1, nil, nil},
 		{"guard", down, &fail, 10, &metav1.LabelSelector{MatchLabels: map[string]string{"guarded": "true"}}, map[string]string{"guarded": "true"}},
+		{"garbage", hooks + "/garbage", &fail, 10, nil, nil},
+		{"wrong-uid", hooks + "/wronguid", &fail, 10, nil, nil},
 	} {
 		c := one(t, sc.name, sc.target, sc.policy, sc.timeout, sc.objects)
 		until(sc.name+" to take effect", func() bool { _, err := probe("probe", nil, sc.labels); return err != nil })
@@ -426,7 +450,14 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 			out[sc.name+" unselected"] = answerOf(err)
 		}
 		deleteValidating(c.Name)
-		until(sc.name+" to be gone", func() bool { _, err := probe("probe", nil, sc.labels); return err == nil })
+		n := 0
+		until(sc.name+" to be gone", func() bool {
+			_, err := probe("probe", nil, sc.labels)
+			if n++; err != nil && n == 20 {
+				t.Logf("%s: probe: %v", sc.name, err)
+			}
+			return err == nil
+		})
 	}
 	// matchConditions (CEL): the webhook is called only where they hold;
 	// one that does not compile is refused.
@@ -451,6 +482,19 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 	out["matchConditions invalid"] = answerOf(err)
 	deleteValidating(cc.Name)
 	until("cel to be gone", func() bool { _, err := probe("cel-hit", nil, nil); return err == nil })
+
+	// A patch that does not apply.
+	bad := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "kapi-badpatch-" + run},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "badpatch.kapi.test", ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: url("/badpatch"), CABundle: ca},
+			Rules: cmRule(admissionregistrationv1.Create), NamespaceSelector: scope, SideEffects: &none, AdmissionReviewVersions: []string{"v1"}, FailurePolicy: &ignore}}}
+	if _, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, bad, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	until("badpatch to take effect", func() bool { _, err := probe("probe", nil, nil); return err != nil })
+	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "badpatch"}}, metav1.CreateOptions{})
+	out["patch that does not apply (failurePolicy Ignore)"] = answerOf(err)
+	_ = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), bad.Name, metav1.DeleteOptions{})
+	until("badpatch to be gone", func() bool { _, err := probe("probe", nil, nil); return err == nil })
 
 	c := one(t, "down-ignore", down, &ignore, 10, nil)
 	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ignored"}}, metav1.CreateOptions{})

@@ -20,6 +20,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
+	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/registry/admission"
 )
 
@@ -167,11 +168,35 @@ func (d *Dispatcher) call(ctx context.Context, h *hook, inv *invocation, a *admi
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, &CallError{h.Name, fmt.Errorf("failed to call webhook: an error on the server (%q) has prevented the request from succeeding", truncate(data))}
 	}
+	if data, err = reviewJSON(data); err != nil {
+		return nil, &CallError{h.Name, fmt.Errorf("failed to call webhook: %w", err)}
+	}
 	r, err := DecodeResponse(data, uid, version, h.mutating)
 	if err != nil {
 		return nil, &CallError{h.Name, fmt.Errorf("received invalid webhook response: %w", err)}
 	}
 	return r, nil
+}
+
+// reviewJSON is an answer as kube's webhook client reads it: JSON, or
+// YAML turned into JSON, whose apiVersion and kind can be read, with its
+// messages ("couldn't get version/kind; json parse error: …").
+func reviewJSON(b []byte) ([]byte, error) {
+	if !json.Valid(b) {
+		j, err := codec.YAMLToJSON(b)
+		if err != nil {
+			return nil, err
+		}
+		b = j
+	}
+	var findKind struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
+	if err := json.Unmarshal(b, &findKind); err != nil {
+		return nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
+	}
+	return b, nil
 }
 
 func truncate(b []byte) string {

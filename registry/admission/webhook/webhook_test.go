@@ -127,7 +127,11 @@ func TestValidatingAnswers(t *testing.T) {
 				return map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": map[string]any{"uid": rv.Request["uid"], "allowed": false}}
 			}},
 		{name: "garbage fails closed", answer: func(review) any { return []byte("<html>") }, wantCode: 500,
-			wantMsg: `Internal error occurred: failed calling webhook "deny.example.com": received invalid webhook response: invalid character '<' looking for beginning of value`},
+			wantMsg: `Internal error occurred: failed calling webhook "deny.example.com": failed to call webhook: couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type struct`},
+		{name: "YAML answer", answer: func(rv review) any {
+			return []byte("apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nresponse:\n  uid: " + rv.Request["uid"].(string) + "\n  allowed: false\n  status: {code: 403, message: nope}\n")
+		}, wantCode: 403, wantMsg: `admission webhook "deny.example.com" denied the request: nope`},
+		{name: "not even YAML", answer: func(review) any { return []byte("a: [") }, wantCode: 500, wantMsg: `failed calling webhook "deny.example.com": failed to call webhook: `},
 		{name: "garbage ignored", answer: func(review) any { return []byte("<html>") }, policy: Ignore},
 		{name: "wrong uid", answer: func(rv review) any { rv.Request["uid"] = "x"; return allow(rv, "") }, wantCode: 500,
 			wantMsg: `Internal error occurred: failed calling webhook "deny.example.com": received invalid webhook response: expected response.uid=`},
