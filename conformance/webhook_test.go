@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -115,6 +117,7 @@ func (cmValidator) ValidateDelete(_ context.Context, cm *corev1.ConfigMap) (admi
 // returns its base URL and CA bundle.
 func crWebhookServer(t testing.TB) (string, []byte) {
 	t.Helper()
+	ctrllog.SetLogger(logr.Discard()) // quiet, as TestControllerRuntimeManager
 	cert, caPEM, err := server.SelfSignedCert("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
