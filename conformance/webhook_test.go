@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"maps"
@@ -399,6 +400,38 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 	out["kubectl create denied"] = kubectlRun("create", "configmap", "kubectl-bad", "--from-literal=forbidden=x")
 	out["kubectl create"] = kubectlRun("create", "configmap", "kubectl-ok", "-o", "jsonpath={.metadata.annotations.defaulted-by}")
 	out["kubectl delete denied"] = kubectlRun("delete", "configmap", "keep")
+
+	// kubectl apply of a configuration, then of a change to it.
+	manifest := func(timeout int) string {
+		return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: kapi-applied-%s
+webhooks:
+- name: applied.kapi.test
+  clientConfig:
+    url: %s/validate
+    caBundle: %s
+  rules:
+  - operations: ["CREATE"]
+    apiGroups: [""]
+    apiVersions: ["v1"]
+    resources: ["configmaps"]
+  namespaceSelector:
+    matchLabels: {kapi-webhook-run: %s}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+  timeoutSeconds: %d
+`, run, hooks, base64.StdEncoding.EncodeToString(ca), run, timeout)
+	}
+	for i, timeout := range []int{5, 7} {
+		path := writeTemp(t, fmt.Sprintf("applied-%d.yaml", i), []byte(manifest(timeout)))
+		out[fmt.Sprintf("kubectl apply %d", i)] = kubectlRun("apply", "-f", path)
+	}
+	out["kubectl apply --server-side"] = kubectlRun("apply", "--server-side", "--force-conflicts", "-f", writeTemp(t, "applied-ssa.yaml", []byte(manifest(9))))
+	out["kubectl apply result"] = kubectlRun("get", "validatingwebhookconfiguration", "kapi-applied-"+run, "-o",
+		"jsonpath={.webhooks[0].timeoutSeconds} {.webhooks[0].failurePolicy} {.webhooks[0].matchPolicy}")
+	out["kubectl delete configuration"] = kubectlRun("delete", "validatingwebhookconfiguration", "kapi-applied-"+run)
 
 	// Dry run through webhooks with sideEffects None; Some is refused in v1.
 	cm, err = probe("dry", nil, nil)
