@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"maps"
@@ -164,6 +165,27 @@ func crWebhookServer(t testing.TB) (string, []byte) {
 		pt := admissionv1.PatchTypeJSONPatch
 		r.Patch, r.PatchType = []byte(`[{"op":"replace","path":"/spec/missing","value":1}]`), &pt
 		return r
+	})})
+	// /echo denies every request with what its AdmissionReview says, so
+	// the reviews two servers send can be compared by their answers.
+	srv.Register("/echo", &admission.Webhook{Handler: admission.HandlerFunc(func(_ context.Context, req admission.Request) admission.Response {
+		var opts map[string]any
+		_ = json.Unmarshal(req.Options.Raw, &opts)
+		var obj, old map[string]any
+		_ = json.Unmarshal(req.Object.Raw, &obj)
+		_ = json.Unmarshal(req.OldObject.Raw, &old)
+		md := func(o map[string]any) any {
+			if o == nil {
+				return nil
+			}
+			m, _ := o["metadata"].(map[string]any)
+			labels, _ := m["labels"].(map[string]any)
+			delete(labels, "kubernetes.io/metadata.name") // kube's namespaces have it, kapi's (not this test's matter) not yet
+			return map[string]any{"name": m["name"], "labels": labels, "kind": o["kind"], "apiVersion": o["apiVersion"]}
+		}
+		return admission.Denied(fmt.Sprintf("op=%s kind=%v resource=%v sub=%q requestKind=%v requestResource=%v requestSub=%q name=%q namespace=%q user=%s uid=%s groups=%v dryRun=%v object=%v oldObject=%v options=%v",
+			req.Operation, req.Kind, req.Resource, req.SubResource, req.RequestKind, req.RequestResource, req.RequestSubResource, req.Name, req.Namespace,
+			req.UserInfo.Username, req.UserInfo.UID, req.UserInfo.Groups, *req.DryRun, md(obj), md(old), opts))
 	})})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -400,6 +422,42 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 	out["kubectl create denied"] = kubectlRun("create", "configmap", "kubectl-bad", "--from-literal=forbidden=x")
 	out["kubectl create"] = kubectlRun("create", "configmap", "kubectl-ok", "-o", "jsonpath={.metadata.annotations.defaulted-by}")
 	out["kubectl delete denied"] = kubectlRun("delete", "configmap", "keep")
+
+	// The reviews themselves: /echo denies with what it was sent.
+	echo := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "kapi-echo-" + run},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "echo.kapi.test", ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: url("/echo"), CABundle: ca},
+			Rules: []admissionregistrationv1.RuleWithOperations{
+				{Operations: []admissionregistrationv1.OperationType{"UPDATE", "DELETE"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps", "namespaces"}}},
+			},
+			NamespaceSelector: scope, ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"echo": run}},
+			SideEffects: &none, AdmissionReviewVersions: []string{"v1"}}}}
+	if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, echo, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	echoed, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "echo", Labels: map[string]string{"echo": run}}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	until("echo to take effect", func() bool {
+		_, err := cms.Update(ctx, echoed, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err != nil
+	})
+	echoed.Data["a"] = "c"
+	_, err = cms.Update(ctx, echoed, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "echo-test"})
+	out["review of an update"] = answerOf(err)
+	out["review of a delete"] = answerOf(cms.Delete(ctx, "echo", metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationForeground)}))
+	nsObj, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nsObj.Labels["echo"] = run
+	_, err = cs.CoreV1().Namespaces().Update(ctx, nsObj, metav1.UpdateOptions{})
+	out["review of a namespace update"] = answerOf(err)
+	deleteValidating(echo.Name)
+	until("echo to be gone", func() bool {
+		_, err := cms.Update(ctx, echoed, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil || apierrors.IsConflict(err)
+	})
 
 	// kubectl apply of a configuration, then of a change to it.
 	manifest := func(timeout int) string {

@@ -187,7 +187,7 @@ func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Obj
 	if w.o.dryRun {
 		opts["dryRun"] = []any{"All"}
 	}
-	if w.o.manager != "" {
+	if w.o.manager != "" && !w.o.managerDefaulted {
 		opts["fieldManager"] = w.o.manager
 	}
 	if w.o.fieldValidation != "" {

@@ -82,7 +82,7 @@ func reviewFor(a *admission.Attributes, inv *invocation, object, old json.RawMes
 		RequestResource:    &gvr{a.Group, a.Version, a.Resource},
 		RequestSubResource: a.Subresource,
 		Name:               a.Name,
-		Namespace:          a.Namespace,
+		Namespace:          reviewNamespace(a),
 		Operation:          string(a.Operation),
 		Object:             nullIfEmpty(object),
 		OldObject:          nullIfEmpty(old),
@@ -207,4 +207,14 @@ func (e *responseError) Unwrap() error { return ErrInvalidResponse }
 
 func invalidf(format string, args ...any) error {
 	return &responseError{fmt.Sprintf(format, args...)}
+}
+
+// reviewNamespace is the request's namespace as kube's admission sees
+// it: a namespace's own update or delete is "in" that namespace (kube's
+// request info names it so).
+func reviewNamespace(a *admission.Attributes) string {
+	if a.Group == "" && a.Resource == "namespaces" && a.Namespace == "" && a.Operation != admission.Create {
+		return a.Name
+	}
+	return a.Namespace
 }
