@@ -424,20 +424,22 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 	out["kubectl delete denied"] = kubectlRun("delete", "configmap", "keep")
 
 	// The reviews themselves: /echo denies with what it was sent.
+	echoed, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "echo", Labels: map[string]string{"echo": run}}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	echo := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "kapi-echo-" + run},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "echo.kapi.test", ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: url("/echo"), CABundle: ca},
 			Rules: []admissionregistrationv1.RuleWithOperations{
 				{Operations: []admissionregistrationv1.OperationType{"UPDATE", "DELETE"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps", "namespaces"}}},
+				{Operations: []admissionregistrationv1.OperationType{"CREATE"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}},
 			},
 			NamespaceSelector: scope, ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"echo": run}},
 			SideEffects: &none, AdmissionReviewVersions: []string{"v1"}}}}
 	if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, echo, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	echoed, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "echo", Labels: map[string]string{"echo": run}}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+
 	until("echo to take effect", func() bool {
 		_, err := cms.Update(ctx, echoed, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err != nil
@@ -445,6 +447,13 @@ func webhookScenarios(t *testing.T, s hookSide, hooks string, ca []byte, run, do
 	echoed.Data["a"] = "c"
 	_, err = cms.Update(ctx, echoed, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "echo-test"})
 	out["review of an update"] = answerOf(err)
+	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "echo-", Labels: map[string]string{"echo": run}}}, metav1.CreateOptions{})
+	if a, ok := answerOf(err).(answer); ok { // the generated suffix is random
+		a.Message = regexp.MustCompile(`echo-[a-z0-9]{5}\b`).ReplaceAllString(a.Message, "echo-<random>")
+		out["review of a create with generateName"] = a
+	} else {
+		out["review of a create with generateName"] = answerOf(err)
+	}
 	out["review of a delete"] = answerOf(cms.Delete(ctx, "echo", metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationForeground)}))
 	nsObj, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	if err != nil {
