@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// FuzzDecodeResponse: any body decodes to a response or an error wrapping
+// FuzzDecodeResponse: any body (read as JSON or YAML, as a call reads
+// it) decodes to a response or an error wrapping
 // ErrInvalidResponse; never a panic, and a response has the request's
 // UID (v1) and no patch a validating webhook may not send.
 func FuzzDecodeResponse(f *testing.F) {
@@ -15,7 +16,12 @@ func FuzzDecodeResponse(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":false,"status":{"code":403,"message":"no"}}}`), false)
 	f.Add([]byte(`{"response":{"uid":"x"}}`), false)
 	f.Add([]byte(`<html>`), true)
+	f.Add([]byte("apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nresponse: {uid: u, allowed: true}\n"), false)
 	f.Fuzz(func(t *testing.T, body []byte, mutating bool) {
+		// As a call reads an answer: JSON or YAML, then the review.
+		if j, err := reviewJSON(body); err == nil {
+			body = j
+		}
 		for _, v := range []string{"v1", "v1beta1"} {
 			r, err := DecodeResponse(body, "u", v, mutating)
 			if err != nil {
