@@ -5,6 +5,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -214,14 +215,23 @@ func (r *Registry) newAttributes(ctx context.Context, res *Resource, op admissio
 }
 
 // admit runs the mutating hooks, then the mutating webhooks (a nil:
-// none), and sends their warnings.
+// none), and sends their warnings. When a webhook changed the object,
+// both run again, as kube reinvokes its mutating admission plugins: the
+// hooks all, the webhooks those with reinvocationPolicy IfNeeded
+// (webhook.Reinvocation).
 func (r *Registry) admit(ctx context.Context, a *admission.Attributes) error {
 	if a == nil {
 		return nil
 	}
+	var rounds webhook.Reinvocation
 	err := r.opts.Admission.Admit(ctx, a)
 	if err == nil {
-		err = r.webhooks.Admit(ctx, a)
+		err = r.webhooks.AdmitRound(ctx, a, &rounds)
+	}
+	if err == nil && rounds.Again() { // a webhook changed the object: kube's second round
+		if err = r.opts.Admission.Admit(ctx, a); err == nil {
+			err = r.webhooks.AdmitRound(ctx, a, &rounds)
+		}
 	}
 	warnAll(ctx, a)
 	return err

@@ -1,13 +1,19 @@
 package registry_test
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/storage/memory"
 )
 
 // hookServer is a TLS webhook server: it labels objects (mutating path
@@ -138,4 +144,41 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// TestWebhookReinvocation: when a webhook changes the object, the Go
+// mutating hooks run again, as kube reinvokes its admission plugins; a
+// webhook that changes nothing leaves them at one call.
+func TestWebhookReinvocation(t *testing.T) {
+	url, ca := hookServer(t)
+	for _, tt := range []struct {
+		path      string
+		wantCalls int
+	}{{"/mutate", 2}, {"/validate", 1}} { // /validate allows without a patch
+		t.Run(tt.path, func(t *testing.T) {
+			var calls atomic.Int64
+			hook := mutator(func(_ context.Context, a *admission.Attributes) error {
+				if a.Resource == "widgets" {
+					calls.Add(1)
+				}
+				return nil
+			})
+			reg, err := registry.New(registry.Options{Storage: memory.New(memory.Options{}), Admission: admission.Chain{Mutating: []admission.Mutator{hook}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { reg.Close() })
+			if err := reg.Register(widgets()); err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(reg)
+			t.Cleanup(srv.Close)
+			s := &server{t: t, reg: reg, url: srv.URL}
+			s.must(201, "POST", mutatingPath, webhookConfiguration("MutatingWebhookConfiguration", "m", url+tt.path, ca, nil))
+			s.must(201, "POST", widgetsPath, widget("w", nil, nil))
+			if got := calls.Load(); got != int64(tt.wantCalls) {
+				t.Errorf("Go hook calls: got %d; want %d", got, tt.wantCalls)
+			}
+		})
+	}
 }

@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -288,49 +290,92 @@ func withDefaults(w Webhook, mutating bool) Webhook {
 }
 
 // Admit calls the mutating webhooks that match a, in order, and applies
-// their patches to a.Object. When a webhook changes the object, the
-// webhooks with reinvocationPolicy IfNeeded called before it are called
-// once more after the others (kube's reinvocation, limited to webhooks).
+// their patches to a.Object: both of kube's rounds (AdmitRound), with no
+// other hook between them.
 func (d *Dispatcher) Admit(ctx context.Context, a *admission.Attributes) error {
+	var r Reinvocation
+	if err := d.AdmitRound(ctx, a, &r); err != nil || !r.Again() {
+		return err
+	}
+	return d.AdmitRound(ctx, a, &r)
+}
+
+// Reinvocation is the state of one write's mutating webhooks across
+// kube's two admission rounds. Its zero value starts the first round.
+//
+// Worked example: webhooks A (reinvocationPolicy IfNeeded) then B
+// (Never). Round 1 calls A, then B, whose patch changes the object: A
+// was called before the change, so it is due again, and Again reports
+// true. The caller runs its other mutating hooks again, then round 2,
+// which calls A only. Had the other hooks changed the object between
+// the rounds, A would be due too even without B's change.
+type Reinvocation struct {
+	round    int
+	again    bool
+	invoked  map[string]bool // IfNeeded webhooks called since the last change
+	reinvoke map[string]bool // those to call in round 2
+	last     []byte          // the object as round 1 left it
+}
+
+// Again reports whether a webhook changed the object in round 1: kube
+// then runs the mutating hooks again (the registry its Go hooks, then
+// round 2 of the webhooks).
+func (r *Reinvocation) Again() bool { return r.round == 1 && r.again }
+
+// AdmitRound runs the next round of the mutating webhooks that match a:
+// round 1 calls each, round 2 only those with reinvocationPolicy
+// IfNeeded called before something changed the object (kube's
+// reinvocation).
+func (d *Dispatcher) AdmitRound(ctx context.Context, a *admission.Attributes, r *Reinvocation) error {
 	hooks := *d.mutating.Load()
-	if len(hooks) == 0 || exempt(a) {
+	round := r.round
+	r.round++
+	if len(hooks) == 0 || exempt(a) || round > 1 {
 		return nil
 	}
-	invoked := map[string]bool{}  // IfNeeded webhooks called since the last change
-	reinvoke := map[string]bool{} // those to call again
-	for round := 0; round < 2; round++ {
-		again := false
-		for _, h := range hooks {
-			if round == 1 && !reinvoke[h.id] {
-				continue
-			}
-			inv, err := d.shouldCall(ctx, h, a)
-			if err != nil {
-				return err
-			}
-			if inv == nil {
-				continue
-			}
-			changed, err := d.mutate(ctx, h, inv, a)
-			if changed {
-				for id := range invoked {
-					reinvoke[id] = true
-				}
-				clear(invoked)
-				again = true
-			}
-			if *h.ReinvocationPolicy == IfNeeded {
-				invoked[h.id] = true
-			}
-			if err = byPolicy(ctx, h, err); err != nil {
-				return err
-			}
-		}
-		if !again || len(reinvoke) == 0 {
-			return nil
+	if r.invoked == nil {
+		r.invoked, r.reinvoke = map[string]bool{}, map[string]bool{}
+	}
+	if round == 1 {
+		if now, _ := json.Marshal(a.Object); !bytes.Equal(now, r.last) {
+			r.requireReinvoke() // changed by the hooks between the rounds
 		}
 	}
+	for _, h := range hooks {
+		if round == 1 && !r.reinvoke[h.id] {
+			continue
+		}
+		inv, err := d.shouldCall(ctx, h, a)
+		if err != nil {
+			return err
+		}
+		if inv == nil {
+			continue
+		}
+		changed, err := d.mutate(ctx, h, inv, a)
+		if changed {
+			r.requireReinvoke()
+			r.again = true
+		}
+		if *h.ReinvocationPolicy == IfNeeded {
+			r.invoked[h.id] = true
+		}
+		if err = byPolicy(ctx, h, err); err != nil {
+			return err
+		}
+	}
+	if round == 0 && r.again {
+		r.last, _ = json.Marshal(a.Object)
+	}
 	return nil
+}
+
+// requireReinvoke makes the IfNeeded webhooks called so far due again.
+func (r *Reinvocation) requireReinvoke() {
+	for id := range r.invoked {
+		r.reinvoke[id] = true
+	}
+	clear(r.invoked)
 }
 
 // Validate calls the validating webhooks that match a, concurrently, and

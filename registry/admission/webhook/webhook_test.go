@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -580,5 +581,41 @@ func TestSetAndDelete(t *testing.T) {
 	h.MatchConditions = []MatchCondition{{Name: "x", Expression: "true"}}
 	if errs := d.Check(configuration("c", h)); len(errs) != 1 || errs[0].Detail != ErrNoConditions.Error() || errs[0].Field != "webhooks[0].matchConditions" {
 		t.Errorf("Check without a condition compiler: got %v; want ErrNoConditions", errs)
+	}
+}
+
+// TestAdmitRounds: a webhook (IfNeeded) that changed the object itself
+// is called again in round 2 only if something else changed the object
+// between the rounds (kube's IsOutputChangedSinceLastWebhookInvocation).
+func TestAdmitRounds(t *testing.T) {
+	for _, between := range []bool{false, true} {
+		t.Run(fmt.Sprintf("changed between rounds %v", between), func(t *testing.T) {
+			s := newServer(t, func(rv review) any {
+				return allow(rv, `[{"op":"add","path":"/metadata/annotations","value":{"seen":"yes"}}]`)
+			})
+			d := New(Options{})
+			defer d.Close()
+			h := hookOn(s, "a.example.com")
+			h.ReinvocationPolicy = ptr(IfNeeded)
+			_ = d.Set(MutatingKind, configuration("m", h))
+			a := newAttrs(admission.Create, nil)
+			var r Reinvocation
+			if err := d.AdmitRound(context.Background(), a, &r); err != nil || !r.Again() {
+				t.Fatalf("round 1: %v, again %v; want a change", err, r.Again())
+			}
+			if between {
+				a.Object["data"] = map[string]any{"k": "changed by a Go hook"}
+			}
+			if err := d.AdmitRound(context.Background(), a, &r); err != nil {
+				t.Fatal(err)
+			}
+			want := 1
+			if between {
+				want = 2
+			}
+			if got := len(s.called()); got != want {
+				t.Errorf("calls: got %d; want %d", got, want)
+			}
+		})
 	}
 }
