@@ -18,5 +18,9 @@
 //     registry/admission (admission hooks) with registry/admission/webhook
 //     (admission webhooks).
 //
+// Controller authors test against kapi with the separate module
+// github.com/kapi-dev/kapi/envtest, a drop-in for controller-runtime's
+// envtest.
+//
 // This package itself holds no code; import the packages you need.
 package kapi
