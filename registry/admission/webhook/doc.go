@@ -15,8 +15,11 @@
 // configuration's URL or to the service Options.ResolveService resolves,
 // trusting the caBundle. Mutating webhooks are called in order
 // (configurations by name, webhooks in their order) and their JSONPatch
-// applied to the object, which the registry then validates; validating
-// webhooks are called concurrently. Answers are kube's:
+// applied to the object, which the registry then validates; when one
+// changes the object, the registry runs its Go mutating hooks again and
+// a second round calls the webhooks with reinvocationPolicy IfNeeded that
+// are due (Reinvocation, kube's reinvocation). Validating webhooks are
+// called concurrently. Answers are kube's:
 //
 //	denial:        <code> admission webhook "x" denied the request: <message>
 //	failed call:   500 Internal error occurred: failed calling webhook "x": <why>
