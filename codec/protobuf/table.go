@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -66,10 +67,28 @@ type field struct {
 	// is left out.
 	nullable bool
 	packed   bool     // repeated scalars: Marshal packs them
+	// inline: a message field whose own fields are the parent's JSON keys,
+	// as Go inlines an embedded struct (Volume.VolumeSource): its
+	// json_name starts with [InlinePrefix].
+	inline bool
 	msg      *message // message kinds and map values of message kind
 	enum     protoreflect.EnumDescriptor
 	key, val *field // map entries
 }
+
+// InlinePrefix starts the json_name of a message field whose fields are
+// its parent's JSON keys, as Go's encoding/json inlines an embedded struct:
+//
+//	message Volume {
+//	  optional string name = 1;
+//	  VolumeSource volumeSource = 2 [json_name = "-inline-volumeSource"];
+//	}
+//
+//	{"name": "data", "emptyDir": {}}  <->  0a 04 "data" 12 02 (field 2 {emptyDir (field 2) {}})
+//
+// Marshal writes the field (always, as Go's generated code does) from the
+// parent's object; Unmarshal merges its fields into the parent's object.
+const InlinePrefix = "-inline-"
 
 var tables sync.Map // protoreflect.MessageDescriptor -> *message
 
@@ -138,6 +157,7 @@ func newField(fd protoreflect.FieldDescriptor) *field {
 	f.encZero = proto2 || f.decZero
 	f.nullable = fd.HasOptionalKeyword()
 	f.packed = f.list && fd.IsPacked()
+	f.inline = fd.Kind() == protoreflect.MessageKind && !f.list && !f.isMap && strings.HasPrefix(fd.JSONName(), InlinePrefix)
 	switch fd.Kind() {
 	case protoreflect.MessageKind:
 		f.msg = table(fd.Message())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kapi-dev/kapi/builtin"
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/schema"
@@ -24,6 +25,9 @@ type Options struct {
 	// Auth says who may use the server; the zero value lets anyone do
 	// anything.
 	Auth Auth
+	// Builtin configures the built-in kinds (pods, deployments, services,
+	// …; package builtin), which the server serves besides configmaps.
+	Builtin builtin.Options
 }
 
 // ConfigMaps is the core v1 configmaps resource.
@@ -77,7 +81,11 @@ func New(opts Options) (*registry.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	resources := []*registry.Resource{ConfigMaps(), Widgets()}
+	kinds, err := builtin.Resources(opts.Builtin)
+	if err != nil {
+		return nil, err
+	}
+	resources := append([]*registry.Resource{ConfigMaps(), Widgets()}, kinds...)
 	for _, crd := range opts.CRDs {
 		resources = append(resources, registry.FromCRD(crd)...)
 	}

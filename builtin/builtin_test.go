@@ -1,0 +1,25 @@
+package builtin_test
+
+import (
+	"testing"
+
+	"github.com/kapi-dev/kapi/builtin"
+	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/storage/memory"
+)
+
+func newRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	r, err := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := builtin.Register(r, builtin.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRegisterEveryKind(t *testing.T) {
+	newRegistry(t)
+}
