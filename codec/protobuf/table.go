@@ -66,11 +66,11 @@ type field struct {
 	// JSON null there is "absent", and a special message that reads as null
 	// is left out.
 	nullable bool
-	packed   bool     // repeated scalars: Marshal packs them
+	packed   bool // repeated scalars: Marshal packs them
 	// inline: a message field whose own fields are the parent's JSON keys,
 	// as Go inlines an embedded struct (Volume.VolumeSource): its
 	// json_name starts with [InlinePrefix].
-	inline bool
+	inline   bool
 	msg      *message // message kinds and map values of message kind
 	enum     protoreflect.EnumDescriptor
 	key, val *field // map entries

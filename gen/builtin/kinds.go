@@ -74,10 +74,10 @@ var extraMessages = []any{
 // handWritten are the packages whose .proto files stay hand-written: a
 // message of theirs is referenced, never generated.
 var handWritten = map[string]bool{
-	"k8s.io/apimachinery/pkg/apis/meta/v1":  true,
-	"k8s.io/apimachinery/pkg/runtime":       true,
-	"k8s.io/apimachinery/pkg/api/resource":  true,
-	"k8s.io/apimachinery/pkg/util/intstr":   true,
+	"k8s.io/apimachinery/pkg/apis/meta/v1":                     true,
+	"k8s.io/apimachinery/pkg/runtime":                          true,
+	"k8s.io/apimachinery/pkg/api/resource":                     true,
+	"k8s.io/apimachinery/pkg/util/intstr":                      true,
 	reflect.TypeFor[authenticationv1.TokenRequest]().PkgPath(): true,
 }
 
