@@ -1,19 +1,29 @@
 package builtin
 
-import "github.com/kapi-dev/kapi/registry"
+import (
+	"context"
 
-// behaviours holds what the kinds' strategies share (the clusterIP
-// allocator) and sets each kind's strategy, columns and generation.
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry"
+)
+
+// behaviours holds what the kinds' strategies share (the Services'
+// allocators) and gives each kind its strategy, columns and generation.
 type behaviours struct {
-	opts Options
+	services *services
 }
 
 func newBehaviours(opts Options) (*behaviours, error) {
-	return &behaviours{opts: opts}, nil
+	s, err := newServices(opts.ServiceCIDR)
+	if err != nil {
+		return nil, err
+	}
+	return &behaviours{services: s}, nil
 }
 
 // generation lists the kinds whose writes keep metadata.generation, as
-// kube's strategies do (pkg/registry/*/strategy.go).
+// kube's strategies do (pkg/registry/*/strategy.go; Pods too since
+// PodObservedGenerationTracking).
 var generation = map[string]bool{
 	"pods": true, "podtemplates": true, "replicationcontrollers": true,
 	"deployments": true, "statefulsets": true, "replicasets": true, "daemonsets": true,
@@ -24,4 +34,109 @@ var generation = map[string]bool{
 
 func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	res.Generation = generation[k.Plural]
+	res.Columns = columns[k.Group+"/"+k.Plural]
+	s := &res.Strategy
+	switch k.Group + "/" + k.Plural {
+	case "/pods":
+		s.Default = defaultPod
+		s.PrepareForCreate = preparePodCreate
+		s.ValidateCreate = validatePod
+		s.ValidateUpdate = func(ctx context.Context, o, old registry.Object) []registry.FieldError {
+			return append(validatePod(ctx, o), validatePodUpdate(ctx, o, old)...)
+		}
+	case "/podtemplates":
+		s.Default = func(_ context.Context, o registry.Object) error {
+			defaultPodSpec(getMap(obj(o), "template", "spec"))
+			return nil
+		}
+	case "/services":
+		s.Default = defaultService
+		s.PrepareForCreate = b.services.prepareCreate
+		s.PrepareForUpdate = b.services.prepareUpdate
+		s.ValidateUpdate = b.services.validateUpdate
+		s.AfterDelete = b.services.release
+	case "/secrets":
+		s.Default = defaultSecret
+		s.ValidateCreate = validateSecret
+		s.ValidateUpdate = validateSecretUpdate
+	case "/replicationcontrollers":
+		s.Default = defaultReplicationController
+		s.ValidateCreate = validateReplicationController
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError {
+			return validateReplicationController(ctx, o)
+		}
+	case "/persistentvolumes":
+		s.Default = func(_ context.Context, o registry.Object) error {
+			def(ensureMap(obj(o), "spec"), "persistentVolumeReclaimPolicy", "Retain")
+			def(ensureMap(obj(o), "spec"), "volumeMode", "Filesystem")
+			return nil
+		}
+		s.PrepareForCreate = func(_ context.Context, o registry.Object) error {
+			o["status"] = map[string]any{"phase": "Pending"}
+			return nil
+		}
+	case "/persistentvolumeclaims":
+		s.Default = func(_ context.Context, o registry.Object) error {
+			def(ensureMap(obj(o), "spec"), "volumeMode", "Filesystem")
+			return nil
+		}
+		s.PrepareForCreate = func(_ context.Context, o registry.Object) error {
+			o["status"] = map[string]any{"phase": "Pending"}
+			return nil
+		}
+	case "apps/deployments":
+		s.Default = defaultDeployment
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateWorkloadUpdate
+	case "apps/replicasets":
+		s.Default = defaultReplicaSet
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateWorkloadUpdate
+	case "apps/daemonsets":
+		s.Default = defaultDaemonSet
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateWorkloadUpdate
+	case "apps/statefulsets":
+		s.Default = defaultStatefulSet
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateStatefulSetUpdate
+	case "batch/jobs":
+		s.Default = defaultJob
+		s.PrepareForCreate = prepareJobCreate
+		s.ValidateCreate = validateJob
+		s.ValidateUpdate = validateJobUpdate
+	case "batch/cronjobs":
+		s.Default = defaultCronJob
+	case "/events":
+		s.ValidateCreate = validateEvent
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEvent(ctx, o) }
+	}
+	if k.Plural == "daemonsets" {
+		s.PrepareForCreate = prepareDaemonSetCreate
+		s.PrepareForUpdate = prepareDaemonSetUpdate
+	}
+	if res.Status {
+		// A new object's status starts empty, with the zero values Go's
+		// JSON writes for kube's non-pointer fields (the schema's
+		// defaults), before the kind's own.
+		prepare, st := s.PrepareForCreate, res.Schema.Properties["status"]
+		s.PrepareForCreate = func(ctx context.Context, o registry.Object) error {
+			status := map[string]any{}
+			st.ApplyDefaults(status)
+			o["status"] = status
+			if prepare != nil {
+				return prepare(ctx, o)
+			}
+			return nil
+		}
+	}
+}
+
+// validateEvent is kube's rule that a core/v1 Event's involvedObject is
+// in the event's namespace.
+func validateEvent(_ context.Context, o registry.Object) []registry.FieldError {
+	if ns := getString(obj(o), "involvedObject", "namespace"); ns != o.Namespace() {
+		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"}}
+	}
+	return nil
 }

@@ -57,11 +57,11 @@ type kindCase struct {
 // its status (nil: the kind has no status subresource). Patches set the
 // label "patched" (strategic merge) and "applied" (server-side apply).
 func crud[T runtime.Object, L runtime.Object](name string, client func(cs *kubernetes.Clientset, ns string) typedClient[T, L],
-	newObj func(name string) T, change func(T), status func(T)) kindCase {
+	newObj func(name, ns string) T, change func(T), status func(T)) kindCase {
 	return kindCase{name: name, run: func(t *testing.T, cs *kubernetes.Clientset, ns string) {
 		ctx := testContext(t)
 		c := client(cs, ns)
-		obj := newObj("obj-1")
+		obj := newObj("obj-1", ns)
 		created, err := c.Create(ctx, obj, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatalf("create: %v", err)
@@ -168,7 +168,6 @@ func mustGVK(t *testing.T, _ *kubernetes.Clientset, obj runtime.Object) schema.G
 	return gvks[0]
 }
 
-
 func podSpec() corev1.PodSpec {
 	return corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.27"}}}
 }
@@ -199,14 +198,16 @@ func annotate(o metav1.Object) {
 // builtinKindCases is every built-in kind kapi serves (builtin package).
 func builtinKindCases() []kindCase {
 	return []kindCase{
-		crud("pods", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Pod, *corev1.PodList] { return cs.CoreV1().Pods(ns) },
-			func(n string) *corev1.Pod { return &corev1.Pod{ObjectMeta: om(n), Spec: podSpec()} },
+		crud("pods", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Pod, *corev1.PodList] {
+			return cs.CoreV1().Pods(ns)
+		},
+			func(n, _ string) *corev1.Pod { return &corev1.Pod{ObjectMeta: om(n), Spec: podSpec()} },
 			func(p *corev1.Pod) { p.Spec.Containers[0].Image = "nginx:1.28" },
 			func(p *corev1.Pod) { p.Status.Phase = corev1.PodRunning }),
 		crud("services", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Service, *corev1.ServiceList] {
 			return cs.CoreV1().Services(ns)
 		},
-			func(n string) *corev1.Service {
+			func(n, _ string) *corev1.Service {
 				return &corev1.Service{ObjectMeta: om(n), Spec: corev1.ServiceSpec{Selector: app, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
 			},
 			func(s *corev1.Service) { s.Spec.Ports[0].Port = 81 },
@@ -216,28 +217,34 @@ func builtinKindCases() []kindCase {
 		crud("endpoints", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Endpoints, *corev1.EndpointsList] {
 			return cs.CoreV1().Endpoints(ns)
 		},
-			func(n string) *corev1.Endpoints {
+			func(n, _ string) *corev1.Endpoints {
 				return &corev1.Endpoints{ObjectMeta: om(n), Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}}, Ports: []corev1.EndpointPort{{Port: 80}}}}}
 			},
 			func(e *corev1.Endpoints) { e.Subsets[0].Ports[0].Port = 81 }, nil),
-		crud("secrets", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Secret, *corev1.SecretList] { return cs.CoreV1().Secrets(ns) },
-			func(n string) *corev1.Secret { return &corev1.Secret{ObjectMeta: om(n), Data: map[string][]byte{"a": []byte("b")}} },
+		crud("secrets", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Secret, *corev1.SecretList] {
+			return cs.CoreV1().Secrets(ns)
+		},
+			func(n, _ string) *corev1.Secret {
+				return &corev1.Secret{ObjectMeta: om(n), Data: map[string][]byte{"a": []byte("b")}}
+			},
 			func(s *corev1.Secret) { s.Data["c"] = []byte("d") }, nil),
 		crud("serviceaccounts", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.ServiceAccount, *corev1.ServiceAccountList] {
 			return cs.CoreV1().ServiceAccounts(ns)
 		},
-			func(n string) *corev1.ServiceAccount { return &corev1.ServiceAccount{ObjectMeta: om(n)} },
+			func(n, _ string) *corev1.ServiceAccount { return &corev1.ServiceAccount{ObjectMeta: om(n)} },
 			func(s *corev1.ServiceAccount) { s.AutomountServiceAccountToken = ptrTo(false) }, nil),
-		crud("events", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Event, *corev1.EventList] { return cs.CoreV1().Events(ns) },
-			func(n string) *corev1.Event {
-				return &corev1.Event{ObjectMeta: om(n), InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p", Namespace: "builtin"},
+		crud("events", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.Event, *corev1.EventList] {
+			return cs.CoreV1().Events(ns)
+		},
+			func(n, ns string) *corev1.Event {
+				return &corev1.Event{ObjectMeta: om(n), InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p", Namespace: ns},
 					Reason: "Started", Message: "started", Type: corev1.EventTypeNormal, Source: corev1.EventSource{Component: "test"}}
 			},
 			func(e *corev1.Event) { e.Count = 2 }, nil),
 		crud("persistentvolumeclaims", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList] {
 			return cs.CoreV1().PersistentVolumeClaims(ns)
 		},
-			func(n string) *corev1.PersistentVolumeClaim {
+			func(n, _ string) *corev1.PersistentVolumeClaim {
 				return &corev1.PersistentVolumeClaim{ObjectMeta: om(n), Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
 			},
@@ -246,7 +253,7 @@ func builtinKindCases() []kindCase {
 		crud("persistentvolumes", func(cs *kubernetes.Clientset, _ string) typedClient[*corev1.PersistentVolume, *corev1.PersistentVolumeList] {
 			return cs.CoreV1().PersistentVolumes()
 		},
-			func(n string) *corev1.PersistentVolume {
+			func(n, _ string) *corev1.PersistentVolume {
 				return &corev1.PersistentVolume{ObjectMeta: om(n), Spec: corev1.PersistentVolumeSpec{
 					Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
 					AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
@@ -254,8 +261,10 @@ func builtinKindCases() []kindCase {
 			},
 			func(p *corev1.PersistentVolume) { p.Spec.HostPath.Path = "/data2" },
 			func(p *corev1.PersistentVolume) { p.Status.Phase = corev1.VolumeAvailable }),
-		crud("nodes", func(cs *kubernetes.Clientset, _ string) typedClient[*corev1.Node, *corev1.NodeList] { return cs.CoreV1().Nodes() },
-			func(n string) *corev1.Node { return &corev1.Node{ObjectMeta: om(n)} },
+		crud("nodes", func(cs *kubernetes.Clientset, _ string) typedClient[*corev1.Node, *corev1.NodeList] {
+			return cs.CoreV1().Nodes()
+		},
+			func(n, _ string) *corev1.Node { return &corev1.Node{ObjectMeta: om(n)} },
 			func(n *corev1.Node) { n.Spec.Unschedulable = true },
 			func(n *corev1.Node) {
 				n.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}
@@ -263,7 +272,7 @@ func builtinKindCases() []kindCase {
 		crud("limitranges", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.LimitRange, *corev1.LimitRangeList] {
 			return cs.CoreV1().LimitRanges(ns)
 		},
-			func(n string) *corev1.LimitRange {
+			func(n, _ string) *corev1.LimitRange {
 				return &corev1.LimitRange{ObjectMeta: om(n), Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
 					Default: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}}}}}
 			},
@@ -271,7 +280,7 @@ func builtinKindCases() []kindCase {
 		crud("resourcequotas", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.ResourceQuota, *corev1.ResourceQuotaList] {
 			return cs.CoreV1().ResourceQuotas(ns)
 		},
-			func(n string) *corev1.ResourceQuota {
+			func(n, _ string) *corev1.ResourceQuota {
 				return &corev1.ResourceQuota{ObjectMeta: om(n), Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}}}
 			},
 			func(q *corev1.ResourceQuota) { q.Spec.Hard[corev1.ResourcePods] = resource.MustParse("20") },
@@ -279,7 +288,7 @@ func builtinKindCases() []kindCase {
 		crud("replicationcontrollers", func(cs *kubernetes.Clientset, ns string) typedClient[*corev1.ReplicationController, *corev1.ReplicationControllerList] {
 			return cs.CoreV1().ReplicationControllers(ns)
 		},
-			func(n string) *corev1.ReplicationController {
+			func(n, _ string) *corev1.ReplicationController {
 				t := podTemplate(app)
 				return &corev1.ReplicationController{ObjectMeta: om(n), Spec: corev1.ReplicationControllerSpec{Replicas: ptrTo(int32(1)), Selector: app, Template: &t}}
 			},
@@ -288,7 +297,7 @@ func builtinKindCases() []kindCase {
 		crud("deployments", func(cs *kubernetes.Clientset, ns string) typedClient[*appsv1.Deployment, *appsv1.DeploymentList] {
 			return cs.AppsV1().Deployments(ns)
 		},
-			func(n string) *appsv1.Deployment {
+			func(n, _ string) *appsv1.Deployment {
 				return &appsv1.Deployment{ObjectMeta: om(n), Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: app}, Template: podTemplate(app)}}
 			},
 			func(d *appsv1.Deployment) { d.Spec.Replicas = ptrTo(int32(3)) },
@@ -296,7 +305,7 @@ func builtinKindCases() []kindCase {
 		crud("statefulsets", func(cs *kubernetes.Clientset, ns string) typedClient[*appsv1.StatefulSet, *appsv1.StatefulSetList] {
 			return cs.AppsV1().StatefulSets(ns)
 		},
-			func(n string) *appsv1.StatefulSet {
+			func(n, _ string) *appsv1.StatefulSet {
 				return &appsv1.StatefulSet{ObjectMeta: om(n), Spec: appsv1.StatefulSetSpec{Selector: &metav1.LabelSelector{MatchLabels: app}, Template: podTemplate(app)}}
 			},
 			func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptrTo(int32(3)) },
@@ -304,7 +313,7 @@ func builtinKindCases() []kindCase {
 		crud("replicasets", func(cs *kubernetes.Clientset, ns string) typedClient[*appsv1.ReplicaSet, *appsv1.ReplicaSetList] {
 			return cs.AppsV1().ReplicaSets(ns)
 		},
-			func(n string) *appsv1.ReplicaSet {
+			func(n, _ string) *appsv1.ReplicaSet {
 				return &appsv1.ReplicaSet{ObjectMeta: om(n), Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: app}, Template: podTemplate(app)}}
 			},
 			func(s *appsv1.ReplicaSet) { s.Spec.Replicas = ptrTo(int32(3)) },
@@ -312,7 +321,7 @@ func builtinKindCases() []kindCase {
 		crud("daemonsets", func(cs *kubernetes.Clientset, ns string) typedClient[*appsv1.DaemonSet, *appsv1.DaemonSetList] {
 			return cs.AppsV1().DaemonSets(ns)
 		},
-			func(n string) *appsv1.DaemonSet {
+			func(n, _ string) *appsv1.DaemonSet {
 				return &appsv1.DaemonSet{ObjectMeta: om(n), Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: app}, Template: podTemplate(app)}}
 			},
 			func(s *appsv1.DaemonSet) { s.Spec.MinReadySeconds = 5 },
@@ -320,18 +329,22 @@ func builtinKindCases() []kindCase {
 		crud("controllerrevisions", func(cs *kubernetes.Clientset, ns string) typedClient[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList] {
 			return cs.AppsV1().ControllerRevisions(ns)
 		},
-			func(n string) *appsv1.ControllerRevision {
+			func(n, _ string) *appsv1.ControllerRevision {
 				return &appsv1.ControllerRevision{ObjectMeta: om(n), Revision: 1, Data: runtime.RawExtension{Raw: []byte(`{"spec":{}}`)}}
 			},
 			annotateFn[*appsv1.ControllerRevision], nil),
-		crud("jobs", func(cs *kubernetes.Clientset, ns string) typedClient[*batchv1.Job, *batchv1.JobList] { return cs.BatchV1().Jobs(ns) },
-			func(n string) *batchv1.Job { return &batchv1.Job{ObjectMeta: om(n), Spec: batchv1.JobSpec{Template: jobTemplate()}} },
+		crud("jobs", func(cs *kubernetes.Clientset, ns string) typedClient[*batchv1.Job, *batchv1.JobList] {
+			return cs.BatchV1().Jobs(ns)
+		},
+			func(n, _ string) *batchv1.Job {
+				return &batchv1.Job{ObjectMeta: om(n), Spec: batchv1.JobSpec{Template: jobTemplate()}}
+			},
 			func(j *batchv1.Job) { j.Spec.Parallelism = ptrTo(int32(2)) },
 			func(j *batchv1.Job) { j.Status.Active = 1; j.Status.StartTime = ptrTo(metav1.Now()) }),
 		crud("cronjobs", func(cs *kubernetes.Clientset, ns string) typedClient[*batchv1.CronJob, *batchv1.CronJobList] {
 			return cs.BatchV1().CronJobs(ns)
 		},
-			func(n string) *batchv1.CronJob {
+			func(n, _ string) *batchv1.CronJob {
 				return &batchv1.CronJob{ObjectMeta: om(n), Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: jobTemplate()}}}}
 			},
 			func(c *batchv1.CronJob) { c.Spec.Suspend = ptrTo(true) },
@@ -339,7 +352,7 @@ func builtinKindCases() []kindCase {
 		crud("horizontalpodautoscalers v1", func(cs *kubernetes.Clientset, ns string) typedClient[*autoscalingv1.HorizontalPodAutoscaler, *autoscalingv1.HorizontalPodAutoscalerList] {
 			return cs.AutoscalingV1().HorizontalPodAutoscalers(ns)
 		},
-			func(n string) *autoscalingv1.HorizontalPodAutoscaler {
+			func(n, _ string) *autoscalingv1.HorizontalPodAutoscaler {
 				return &autoscalingv1.HorizontalPodAutoscaler{ObjectMeta: om(n), Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
 					ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}, MaxReplicas: 5}}
 			},
@@ -348,7 +361,7 @@ func builtinKindCases() []kindCase {
 		crud("horizontalpodautoscalers v2", func(cs *kubernetes.Clientset, ns string) typedClient[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2.HorizontalPodAutoscalerList] {
 			return cs.AutoscalingV2().HorizontalPodAutoscalers(ns)
 		},
-			func(n string) *autoscalingv2.HorizontalPodAutoscaler {
+			func(n, _ string) *autoscalingv2.HorizontalPodAutoscaler {
 				return &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: om(n), Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 					ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}, MaxReplicas: 5,
 					Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
@@ -359,14 +372,14 @@ func builtinKindCases() []kindCase {
 		crud("leases", func(cs *kubernetes.Clientset, ns string) typedClient[*coordinationv1.Lease, *coordinationv1.LeaseList] {
 			return cs.CoordinationV1().Leases(ns)
 		},
-			func(n string) *coordinationv1.Lease {
+			func(n, _ string) *coordinationv1.Lease {
 				return &coordinationv1.Lease{ObjectMeta: om(n), Spec: coordinationv1.LeaseSpec{HolderIdentity: ptrTo("a"), LeaseDurationSeconds: ptrTo(int32(15)), AcquireTime: ptrTo(metav1.NowMicro())}}
 			},
 			func(l *coordinationv1.Lease) { l.Spec.RenewTime = ptrTo(metav1.NowMicro()) }, nil),
 		crud("events.k8s.io", func(cs *kubernetes.Clientset, ns string) typedClient[*eventsv1.Event, *eventsv1.EventList] {
 			return cs.EventsV1().Events(ns)
 		},
-			func(n string) *eventsv1.Event {
+			func(n, _ string) *eventsv1.Event {
 				return &eventsv1.Event{ObjectMeta: om(n), EventTime: metav1.NowMicro(), ReportingController: "example.com/ctl", ReportingInstance: "ctl-1",
 					Action: "Scale", Reason: "Scaled", Type: "Normal", Regarding: corev1.ObjectReference{Kind: "Deployment", Name: "web", Namespace: "builtin"}}
 			},
@@ -374,7 +387,7 @@ func builtinKindCases() []kindCase {
 		crud("endpointslices", func(cs *kubernetes.Clientset, ns string) typedClient[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList] {
 			return cs.DiscoveryV1().EndpointSlices(ns)
 		},
-			func(n string) *discoveryv1.EndpointSlice {
+			func(n, _ string) *discoveryv1.EndpointSlice {
 				return &discoveryv1.EndpointSlice{ObjectMeta: om(n), AddressType: discoveryv1.AddressTypeIPv4,
 					Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}}, Ports: []discoveryv1.EndpointPort{{Port: ptrTo(int32(80))}}}
 			},
@@ -382,7 +395,7 @@ func builtinKindCases() []kindCase {
 		crud("ingresses", func(cs *kubernetes.Clientset, ns string) typedClient[*networkingv1.Ingress, *networkingv1.IngressList] {
 			return cs.NetworkingV1().Ingresses(ns)
 		},
-			func(n string) *networkingv1.Ingress {
+			func(n, _ string) *networkingv1.Ingress {
 				return &networkingv1.Ingress{ObjectMeta: om(n), Spec: networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{
 					Service: &networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}}}}
 			},
@@ -393,14 +406,14 @@ func builtinKindCases() []kindCase {
 		crud("ingressclasses", func(cs *kubernetes.Clientset, _ string) typedClient[*networkingv1.IngressClass, *networkingv1.IngressClassList] {
 			return cs.NetworkingV1().IngressClasses()
 		},
-			func(n string) *networkingv1.IngressClass {
+			func(n, _ string) *networkingv1.IngressClass {
 				return &networkingv1.IngressClass{ObjectMeta: om(n), Spec: networkingv1.IngressClassSpec{Controller: "example.com/ingress"}}
 			},
 			annotateFn[*networkingv1.IngressClass], nil),
 		crud("networkpolicies", func(cs *kubernetes.Clientset, ns string) typedClient[*networkingv1.NetworkPolicy, *networkingv1.NetworkPolicyList] {
 			return cs.NetworkingV1().NetworkPolicies(ns)
 		},
-			func(n string) *networkingv1.NetworkPolicy {
+			func(n, _ string) *networkingv1.NetworkPolicy {
 				return &networkingv1.NetworkPolicy{ObjectMeta: om(n), Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: app}}}
 			},
 			func(p *networkingv1.NetworkPolicy) {
@@ -409,7 +422,7 @@ func builtinKindCases() []kindCase {
 		crud("poddisruptionbudgets", func(cs *kubernetes.Clientset, ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
 			return cs.PolicyV1().PodDisruptionBudgets(ns)
 		},
-			func(n string) *policyv1.PodDisruptionBudget {
+			func(n, _ string) *policyv1.PodDisruptionBudget {
 				return &policyv1.PodDisruptionBudget{ObjectMeta: om(n), Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptrTo(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: app}}}
 			},
 			func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable = ptrTo(intstr.FromString("50%")) },
@@ -417,14 +430,14 @@ func builtinKindCases() []kindCase {
 		crud("storageclasses", func(cs *kubernetes.Clientset, _ string) typedClient[*storagev1.StorageClass, *storagev1.StorageClassList] {
 			return cs.StorageV1().StorageClasses()
 		},
-			func(n string) *storagev1.StorageClass {
+			func(n, _ string) *storagev1.StorageClass {
 				return &storagev1.StorageClass{ObjectMeta: om(n), Provisioner: "example.com/disk", Parameters: map[string]string{"type": "ssd"}}
 			},
 			annotateFn[*storagev1.StorageClass], nil),
 		crud("priorityclasses", func(cs *kubernetes.Clientset, _ string) typedClient[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList] {
 			return cs.SchedulingV1().PriorityClasses()
 		},
-			func(n string) *schedulingv1.PriorityClass {
+			func(n, _ string) *schedulingv1.PriorityClass {
 				return &schedulingv1.PriorityClass{ObjectMeta: om(n), Value: 1000, Description: "high"}
 			},
 			func(p *schedulingv1.PriorityClass) { p.Description = "higher" }, nil),

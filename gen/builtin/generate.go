@@ -36,14 +36,14 @@ func generate(kube string) (map[string][]byte, error) {
 	for _, k := range kinds {
 		roots = append(roots, k.obj, k.list)
 	}
-	protos, err := protoFiles(roots)
+	protos, types, err := protoFiles(roots)
 	if err != nil {
 		return nil, err
 	}
 	for p, b := range protos {
 		out[protoDir+p] = b
 	}
-	defs, names, err := schemaDefs(kube)
+	defs, names, err := schemaDefs(kube, types)
 	if err != nil {
 		return nil, err
 	}

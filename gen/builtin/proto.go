@@ -41,18 +41,30 @@ type protoGen struct {
 
 // protoFiles returns the .proto files of the messages of roots and of
 // every message they reach, by path under codec/protobuf/proto.
-func protoFiles(roots []any) (map[string][]byte, error) {
+// It also returns every struct type it reached, by OpenAPI definition
+// name ("io.k8s.api.core.v1.Pod").
+func protoFiles(roots []any) (map[string][]byte, map[string]reflect.Type, error) {
 	g := &protoGen{files: map[string]*protoFile{}, seen: map[reflect.Type]bool{}}
 	for _, r := range roots {
 		if err := g.message(reflect.TypeOf(r)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	out := map[string][]byte{}
 	for _, f := range g.files {
 		out[f.pkg+"/generated.proto"] = f.render()
 	}
-	return out, nil
+	types := map[string]reflect.Type{}
+	for t := range g.seen {
+		types[openAPIName(t)] = t
+	}
+	return out, types, nil
+}
+
+// openAPIName is the OpenAPI definition name of a Go type:
+// k8s.io/api/core/v1.Pod is io.k8s.api.core.v1.Pod.
+func openAPIName(t reflect.Type) string {
+	return "io.k8s." + strings.ReplaceAll(strings.TrimPrefix(t.PkgPath(), "k8s.io/"), "/", ".") + "." + t.Name()
 }
 
 func protoPackage(goPkg string) string { return strings.ReplaceAll(goPkg, "/", ".") }

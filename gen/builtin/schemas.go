@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -46,7 +47,7 @@ const refPrefix = "#/components/schemas/"
 
 // schemaDefs returns the rewritten definitions that the kinds reach, by
 // name, and each kind's definition name.
-func schemaDefs(kube string) (map[string]any, map[string]string, error) {
+func schemaDefs(kube string, types map[string]reflect.Type) (map[string]any, map[string]string, error) {
 	defs := map[string]any{}
 	names := map[string]string{}
 	docs := map[string]map[string]any{}
@@ -73,7 +74,7 @@ func schemaDefs(kube string) (map[string]any, map[string]string, error) {
 			return nil, nil, fmt.Errorf("%s: no schema for %s/%s %s", file, k.group, k.version, kindName(k))
 		}
 		names[k.id()] = name
-		if err := collect(schemas, name, defs); err != nil {
+		if err := collect(schemas, name, defs, types); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -83,7 +84,7 @@ func schemaDefs(kube string) (map[string]any, map[string]string, error) {
 func list(v any) []any { l, _ := v.([]any); return l }
 
 // collect adds the rewritten definition name and those it references.
-func collect(schemas map[string]any, name string, defs map[string]any) error {
+func collect(schemas map[string]any, name string, defs map[string]any, types map[string]reflect.Type) error {
 	if _, ok := defs[name]; ok {
 		return nil
 	}
@@ -104,10 +105,13 @@ func collect(schemas map[string]any, name string, defs map[string]any) error {
 	if err != nil {
 		return err
 	}
+	if t, ok := types[name]; ok {
+		dropInvisibleDefaults(out, t)
+	}
 	defs[name] = out
 	slices.Sort(refs)
 	for _, r := range slices.Compact(refs) {
-		if err := collect(schemas, r, defs); err != nil {
+		if err := collect(schemas, r, defs, types); err != nil {
 			return err
 		}
 	}
@@ -166,3 +170,60 @@ func rewrite(s map[string]any, refs *[]string, path string) (map[string]any, err
 
 // kindName is the Go type name of a kind's object.
 func kindName(k kind) string { return typeOf(k.obj).Name() }
+
+// dropInvisibleDefaults removes the defaults of a definition's
+// properties that equal their Go field's zero value where the field is
+// omitempty: kube's JSON never shows them (kube's OpenAPI publishes
+// "default: 0" for ReplicationControllerSpec.minReadySeconds, which Go
+// leaves out), so kapi must not write them either.
+func dropInvisibleDefaults(def map[string]any, t reflect.Type) {
+	props, _ := def["properties"].(map[string]any)
+	omit := omitempty(t)
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		d, ok := pm["default"]
+		if !ok || !omit[name] {
+			continue
+		}
+		switch v := d.(type) {
+		case float64:
+			if v == 0 {
+				delete(pm, "default")
+			}
+		case string:
+			if v == "" {
+				delete(pm, "default")
+			}
+		case bool:
+			if !v {
+				delete(pm, "default")
+			}
+		}
+	}
+}
+
+// omitempty tells, by JSON name, the fields of struct t (inlined ones
+// included) tagged omitempty.
+func omitempty(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && (f.Anonymous || strings.Contains(opts, "inline")) {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range omitempty(ft) {
+					out[k] = v
+				}
+			}
+			continue
+		}
+		if strings.Contains(opts, "omitempty") {
+			out[name] = true
+		}
+	}
+	return out
+}
