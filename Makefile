@@ -14,8 +14,8 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # The Go modules besides the core: the etcd3 backend, CEL rules, the
 # real-client conformance checks, the side-by-side benchmarks and the
 # reference implementations' start-up (kube-apiserver built from
-# k8s.io/kubernetes).
-MODULES = storage/etcd3 cel conformance bench reference
+# k8s.io/kubernetes) and the generator of the built-in kinds (gen/builtin).
+MODULES = storage/etcd3 cel conformance bench reference gen/builtin
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -35,6 +35,7 @@ unit:
 	cd cel && $(GO) test -race -count 1 ./...
 	cd bench && $(GO) test -count 1 ./...
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
+	cd gen/builtin && $(GO) test -count 1 ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
 ## on the in-memory store, on etcd3 (an embedded etcd) and on the watch cache in front of etcd3.
@@ -79,3 +80,9 @@ stress:
 ## proto: regenerate codec/protobuf's committed descriptor set from its .proto files (needs protoc; building and testing do not).
 proto:
 	cd codec/protobuf/proto && protoc --include_imports --descriptor_set_out=../descriptors.binpb $$(find k8s.io -name '*.proto' | LC_ALL=C sort)
+
+.PHONY: generate
+## generate: rewrite the built-in kinds' generated files (builtin/zz_generated_kinds.go, builtin/schemas.json.gz, codec/protobuf/proto/k8s.io/api/...) from k8s.io/api and k8s.io/kubernetes with gen/builtin, then the descriptor set; gen/builtin's test fails while they are stale.
+generate:
+	cd gen/builtin && $(GO) run . -root ../..
+	$(MAKE) proto

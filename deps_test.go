@@ -55,6 +55,9 @@ var allowed = map[string][]string{
 	"registry/authz":      {"registry/request"},                   // the Authorizer interface, allow-all, unions
 	"registry/authz/rbac": {"registry/request", "registry/authz"}, // kube's RBAC rules, indexed by subject
 	"registry/admission":  {"registry/request"},                   // admission hooks and their chain
+	// The built-in Kubernetes kinds (pods, deployments, …) from data
+	// gen/builtin generates; registered on a Registry like any kind.
+	"builtin": {"registry", "schema", "codec/protobuf", "internal/validation"},
 }
 
 // The third-party modules the core module may use (the design card).
