@@ -11,6 +11,8 @@ import (
 // allocators) and gives each kind its strategy, columns and generation.
 type behaviours struct {
 	services *services
+	tokens   *Tokens
+	reg      *registry.Registry // set by Register, for the subresources' writes
 }
 
 func newBehaviours(opts Options) (*behaviours, error) {
@@ -18,7 +20,7 @@ func newBehaviours(opts Options) (*behaviours, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &behaviours{services: s}, nil
+	return &behaviours{services: s, tokens: opts.Tokens}, nil
 }
 
 // generation lists the kinds whose writes keep metadata.generation, as
@@ -38,6 +40,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	s := &res.Strategy
 	switch k.Group + "/" + k.Plural {
 	case "/pods":
+		res.Subresources = map[string]registry.SubresourceHandler{"binding": b.bind, "eviction": b.evict}
 		s.Default = defaultPod
 		s.PrepareForCreate = preparePodCreate
 		s.ValidateCreate = validatePod
@@ -55,6 +58,10 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.PrepareForUpdate = b.services.prepareUpdate
 		s.ValidateUpdate = b.services.validateUpdate
 		s.AfterDelete = b.services.release
+	case "/serviceaccounts":
+		if b.tokens != nil {
+			res.Subresources = map[string]registry.SubresourceHandler{"token": b.token}
+		}
 	case "/secrets":
 		s.Default = defaultSecret
 		s.ValidateCreate = validateSecret

@@ -36,6 +36,10 @@ type Options struct {
 	// ServiceCIDR is the range Services' clusterIPs are allocated from
 	// (default "10.96.0.0/12", kube-apiserver's default).
 	ServiceCIDR string
+	// Tokens issues the tokens of serviceaccounts/NAME/token; nil serves
+	// no token subresource. Give the same Tokens to the registry's
+	// authenticator so that it accepts them.
+	Tokens *Tokens
 }
 
 // Resources returns a new definition of every built-in kind, ready to
@@ -43,11 +47,15 @@ type Options struct {
 // columns and strategy. Each call returns fresh definitions (and, for
 // Services, a fresh clusterIP allocator).
 func Resources(opts Options) ([]*registry.Resource, error) {
-	defs, err := definitions()
+	b, err := newBehaviours(opts)
 	if err != nil {
 		return nil, err
 	}
-	b, err := newBehaviours(opts)
+	return b.resources()
+}
+
+func (b *behaviours) resources() ([]*registry.Resource, error) {
+	defs, err := definitions()
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +87,15 @@ func Resources(opts Options) ([]*registry.Resource, error) {
 	return out, nil
 }
 
-// Register registers every built-in kind on r.
+// Register registers every built-in kind on r, with the subresources
+// that write through r (pods/binding, pods/eviction).
 func Register(r *registry.Registry, opts Options) error {
-	resources, err := Resources(opts)
+	b, err := newBehaviours(opts)
+	if err != nil {
+		return err
+	}
+	b.reg = r
+	resources, err := b.resources()
 	if err != nil {
 		return err
 	}

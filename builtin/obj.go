@@ -13,6 +13,9 @@ import (
 
 // get is the value at path, or nil.
 func get(v any, path ...string) any {
+	if o, ok := v.(registry.Object); ok {
+		v = map[string]any(o)
+	}
 	for _, p := range path {
 		m, ok := v.(map[string]any)
 		if !ok {

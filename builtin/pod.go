@@ -209,8 +209,11 @@ const podUpdateForbidden = "pod updates may not change fields other than `spec.c
 
 // validatePodUpdate refuses a change of the pod's spec beyond what kube
 // lets change.
-func validatePodUpdate(_ context.Context, o, old registry.Object) []registry.FieldError {
+func validatePodUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
 	spec, oldSpec := clone(getMap(obj(o), "spec")), clone(getMap(obj(old), "spec"))
+	if binding, _ := ctx.Value(bindingKey{}).(bool); binding && getString(oldSpec, "nodeName") == "" {
+		delete(spec.(map[string]any), "nodeName") // pods/binding sets it once
+	}
 	mutable := func(s any) {
 		m, _ := s.(map[string]any)
 		if m == nil {

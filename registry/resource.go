@@ -175,6 +175,9 @@ type SubresourceRequest struct {
 	Name      string
 	Object    Object // current state of the parent object
 	Body      []byte
+	// ContentType is the body's media type: typed clients send
+	// application/vnd.kubernetes.protobuf for built-in kinds.
+	ContentType string
 }
 
 // GroupVersion returns "group/version", or "v1" style for the core group.

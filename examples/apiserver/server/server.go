@@ -27,6 +27,8 @@ type Options struct {
 	Auth Auth
 	// Builtin configures the built-in kinds (pods, deployments, services,
 	// …; package builtin), which the server serves besides configmaps.
+	// Its Tokens (a new key when nil) sign serviceaccounts/NAME/token's
+	// tokens, which the server's authenticator accepts when Auth is set.
 	Builtin builtin.Options
 }
 
@@ -71,7 +73,14 @@ func Widgets() *registry.Resource {
 func New(opts Options) (*registry.Registry, error) {
 	ro := opts.Registry
 	ro.Storage = opts.Storage
-	if err := opts.Auth.apply(&ro); err != nil {
+	if opts.Builtin.Tokens == nil {
+		tokens, err := builtin.NewTokens(builtin.TokenOptions{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Builtin.Tokens = tokens
+	}
+	if err := opts.Auth.apply(&ro, opts.Builtin.Tokens); err != nil {
 		return nil, err
 	}
 	if ro.Storage == nil {
@@ -81,11 +90,10 @@ func New(opts Options) (*registry.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	kinds, err := builtin.Resources(opts.Builtin)
-	if err != nil {
+	if err := builtin.Register(r, opts.Builtin); err != nil {
 		return nil, err
 	}
-	resources := append([]*registry.Resource{ConfigMaps(), Widgets()}, kinds...)
+	resources := []*registry.Resource{ConfigMaps(), Widgets()}
 	for _, crd := range opts.CRDs {
 		resources = append(resources, registry.FromCRD(crd)...)
 	}
