@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 core/v1 Endpoints is deprecated, but kube-apiserver serves it, and so does kapi
+
 package conformance
 
 import (

@@ -32,6 +32,7 @@ type kind struct {
 var kinds = []kind{
 	{"", "v1", "pods", corev1.Pod{}, corev1.PodList{}},
 	{"", "v1", "services", corev1.Service{}, corev1.ServiceList{}},
+	//lint:ignore SA1019 kube-apiserver v1.37 still serves core/v1 Endpoints
 	{"", "v1", "endpoints", corev1.Endpoints{}, corev1.EndpointsList{}},
 	{"", "v1", "secrets", corev1.Secret{}, corev1.SecretList{}},
 	{"", "v1", "serviceaccounts", corev1.ServiceAccount{}, corev1.ServiceAccountList{}},
