@@ -57,7 +57,7 @@ var allowed = map[string][]string{
 	"registry/admission":  {"registry/request"},                   // admission hooks and their chain
 	// The built-in Kubernetes kinds (pods, deployments, …) from data
 	// gen/builtin generates; registered on a Registry like any kind.
-	"builtin": {"registry", "schema", "codec/protobuf", "internal/validation"},
+	"builtin": {"registry", "registry/request", "schema", "codec/protobuf", "internal/validation"},
 }
 
 // The third-party modules the core module may use (the design card).

@@ -122,6 +122,14 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.PrepareForCreate = prepareDaemonSetCreate
 		s.PrepareForUpdate = prepareDaemonSetUpdate
 	}
+	if len(res.Subresources) > 0 {
+		res.SubresourceKinds = map[string]registry.SubresourceKind{}
+		for _, sub := range k.Subresources {
+			if _, ok := res.Subresources[sub.Name]; ok {
+				res.SubresourceKinds[sub.Name] = registry.SubresourceKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind, Verbs: sub.Verbs}
+			}
+		}
+	}
 	if res.Status {
 		// A new object's status starts empty, with the zero values Go's
 		// JSON writes for kube's non-pointer fields (the schema's

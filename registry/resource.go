@@ -33,6 +33,12 @@ type Resource struct {
 	Scale *Scale
 	// Subresources are user-defined subresource handlers, by name.
 	Subresources map[string]SubresourceHandler
+	// SubresourceKinds are what discovery says of Subresources whose
+	// bodies are a kind of their own, by name (kube's pods/eviction:
+	// {Group: "policy", Version: "v1", Kind: "Eviction", Verbs:
+	// []string{"create"}}); the others are said to answer with the
+	// resource's kind and serve get, patch and update.
+	SubresourceKinds map[string]SubresourceKind
 	// Review, when set, makes the resource a review, as kube's
 	// SelfSubjectAccessReview and TokenReview are: nothing is stored, and
 	// create is its only verb. A POST's body is decoded as any create's,
@@ -162,6 +168,13 @@ type Strategy struct {
 	// AfterDelete is called once a delete is stored (never on dry run):
 	// gone tells whether obj was removed or left being deleted.
 	AfterDelete func(ctx context.Context, obj Object, gone bool)
+}
+
+// SubresourceKind is a subresource's response kind ("" group and version:
+// the resource's) and verbs, as discovery publishes them.
+type SubresourceKind struct {
+	Group, Version, Kind string
+	Verbs                []string
 }
 
 // SubresourceHandler serves a user-defined subresource. The request names
