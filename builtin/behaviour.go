@@ -34,8 +34,25 @@ var generation = map[string]bool{
 	"poddisruptionbudgets": true, "priorityclasses": true,
 }
 
+// selectable are the field selectors kube's kinds support beyond
+// metadata.name and metadata.namespace (their GetAttrs).
+var selectable = map[string][]string{
+	"/pods": {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+		"status.phase", "status.podIP", "status.nominatedNodeName"},
+	"/events": {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+		"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "type"},
+	"events.k8s.io/events": {"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+		"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason", "reportingController", "type"},
+	"/secrets":                {"type"},
+	"/services":               {"spec.clusterIP", "spec.type"},
+	"/replicationcontrollers": {"status.replicas"},
+	"apps/replicasets":        {"status.replicas"},
+	"batch/jobs":              {"status.successful"},
+}
+
 func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	res.Generation = generation[k.Plural]
+	res.SelectableFields = selectable[k.Group+"/"+k.Plural]
 	res.Columns = columns[k.Group+"/"+k.Plural]
 	s := &res.Strategy
 	switch k.Group + "/" + k.Plural {

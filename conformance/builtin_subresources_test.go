@@ -105,3 +105,63 @@ func TestBuiltinSubresources(t *testing.T) {
 		}
 	})
 }
+
+// The field selectors kube's kinds support: pods by node and phase,
+// events by involved object (kubectl describe's), secrets by type.
+func TestBuiltinFieldSelectors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := testContext(t)
+	cs := newClientset(t, e)
+	ns := e.namespace(t, "selectors")
+	for _, p := range []*corev1.Pod{
+		{ObjectMeta: om("on-a"), Spec: corev1.PodSpec{NodeName: "a", Containers: podSpec().Containers}},
+		{ObjectMeta: om("on-b"), Spec: corev1.PodSpec{NodeName: "b", Containers: podSpec().Containers}},
+	} {
+		if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := &corev1.Event{ObjectMeta: om("ev"), InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "on-a", Namespace: ns}, Reason: "Pulled", Type: "Normal"}
+	if _, err := cs.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, selector string
+		list           func(metav1.ListOptions) ([]string, error)
+		want           []string
+	}{
+		{"pods on node a", "spec.nodeName=a", podNames(t, cs, ns), []string{"on-a"}},
+		{"pods Pending", "status.phase=Pending", podNames(t, cs, ns), []string{"on-a", "on-b"}},
+		{"events of on-a", "involvedObject.name=on-a,involvedObject.kind=Pod", func(o metav1.ListOptions) ([]string, error) {
+			l, err := cs.CoreV1().Events(ns).List(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			var out []string
+			for _, e := range l.Items {
+				out = append(out, e.Name)
+			}
+			return out, nil
+		}, []string{"ev"}},
+	} {
+		got, err := tt.list(metav1.ListOptions{FieldSelector: tt.selector})
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s (%s): got %v, %v; want %v", tt.name, tt.selector, got, err, tt.want)
+		}
+	}
+}
+
+func podNames(t *testing.T, cs *kubernetes.Clientset, ns string) func(metav1.ListOptions) ([]string, error) {
+	return func(o metav1.ListOptions) ([]string, error) {
+		l, err := cs.CoreV1().Pods(ns).List(testContext(t), o)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, p := range l.Items {
+			out = append(out, p.Name)
+		}
+		return out, nil
+	}
+}
