@@ -8,7 +8,7 @@ import (
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
-func newRegistry(t *testing.T) *registry.Registry {
+func newRegistry(t testing.TB) *registry.Registry {
 	t.Helper()
 	r, err := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
 	if err != nil {

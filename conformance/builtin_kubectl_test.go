@@ -45,6 +45,7 @@ func TestBuiltinKindsKubectlAsKube(t *testing.T) {
 		{"-n", ns, "create", "secret", "tls", "t", "--cert=" + crtFile, "--key=" + keyFile},
 		{"-n", ns, "create", "secret", "docker-registry", "r", "--docker-server=registry.example.com", "--docker-username=u", "--docker-password=p"},
 		{"-n", ns, "create", "serviceaccount", "sa"},
+		{"-n", ns, "create", "token", "sa"},
 		{"-n", ns, "expose", "deployment", "web", "--port=80", "--target-port=8080"},
 		{"-n", ns, "create", "job", "j", "--image=busybox:1.36"},
 		{"-n", ns, "create", "cronjob", "cj", "--image=busybox:1.36", "--schedule=*/5 * * * *"},
