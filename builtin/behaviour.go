@@ -90,14 +90,31 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 			return validateReplicationController(ctx, o)
 		}
 	case "/persistentvolumes":
-		s.Default = func(_ context.Context, o registry.Object) error {
-			def(ensureMap(obj(o), "spec"), "persistentVolumeReclaimPolicy", "Retain")
-			def(ensureMap(obj(o), "spec"), "volumeMode", "Filesystem")
-			return nil
-		}
-		s.PrepareForCreate = func(_ context.Context, o registry.Object) error {
-			o["status"] = map[string]any{"phase": "Pending"}
-			return nil
+		s.Default = defaultPersistentVolume
+		s.PrepareForCreate = preparePersistentVolumeCreate
+	case "/endpoints":
+		s.Default = defaultEndpoints
+	case "/nodes":
+		s.PrepareForCreate = prepareNodeCreate
+	case "/limitranges":
+		s.Default = defaultLimitRange
+	case "discovery.k8s.io/endpointslices":
+		s.Default = defaultEndpointSlice
+	case "networking.k8s.io/networkpolicies":
+		s.Default = defaultNetworkPolicy
+	case "storage.k8s.io/storageclasses":
+		s.Default = defaultStorageClass
+	case "scheduling.k8s.io/priorityclasses":
+		s.Default = defaultPriorityClass
+	case "events.k8s.io/events":
+		s.ValidateCreate = validateEventsV1
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEventsV1(ctx, o) }
+	case "autoscaling/horizontalpodautoscalers":
+		if k.Version == "v1" {
+			s.Default = defaultHPAv1
+		} else {
+			s.Default = defaultHPAv2
+			s.PrepareForCreate = prepareHPAv2Create
 		}
 	case "/persistentvolumeclaims":
 		s.Default = func(_ context.Context, o registry.Object) error {

@@ -123,6 +123,7 @@ func (l *linker) node(m map[string]any, path string) (*schema.Schema, error) {
 	s.PatchStrategy, _ = m["x-kubernetes-patch-strategy"].(string)
 	s.PatchMergeKey, _ = m["x-kubernetes-patch-merge-key"].(string)
 	s.IntOrString, _ = m["x-kubernetes-int-or-string"].(bool)
+	s.PreserveUnknownFields, _ = m["x-kubernetes-preserve-unknown-fields"].(bool)
 	if props, ok := m["properties"].(map[string]any); ok {
 		s.Properties = make(map[string]*schema.Schema, len(props))
 		for name, p := range props {

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -73,6 +74,25 @@ var builtinCorpus = []struct {
 	{name: "event", resource: "/v1/events", body: `{"metadata":{"name":"e1"},"involvedObject":{"kind":"Pod","name":"p1"},"reason":"Started","message":"m","type":"Normal"}`},
 	{name: "persistentvolumeclaim", resource: "/v1/persistentvolumeclaims", body: `{"metadata":{"name":"pvc1"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`},
 	{name: "configmap", resource: "/v1/configmaps", body: `{"metadata":{"name":"cm1"},"data":{"a":"b"}}`},
+	{name: "configmap immutable", resource: "/v1/configmaps", body: `{"metadata":{"name":"cm2"},"immutable":true,"data":{"a":"b"}}`,
+		update: `{"data":{"a":"c"}}`},
+	{name: "endpoints", resource: "/v1/endpoints", body: `{"metadata":{"name":"ep1"},"subsets":[{"addresses":[{"ip":"10.1.2.3"}],"ports":[{"port":80}]}]}`},
+	{name: "persistentvolume", resource: "/v1/persistentvolumes", body: `{"metadata":{"name":"pv-corpus"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/data"}}}`},
+	{name: "node", resource: "/v1/nodes", body: `{"metadata":{"name":"node-corpus"}}`},
+	{name: "limitrange", resource: "/v1/limitranges", body: `{"metadata":{"name":"lr1"},"spec":{"limits":[{"type":"Container","default":{"cpu":"500m"}}]}}`},
+	{name: "resourcequota", resource: "/v1/resourcequotas", body: `{"metadata":{"name":"rq1"},"spec":{"hard":{"pods":"10"}}}`},
+	{name: "podtemplate", resource: "/v1/podtemplates", body: `{"metadata":{"name":"pt1"},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}`},
+	{name: "controllerrevision", resource: "apps/v1/controllerrevisions", body: `{"metadata":{"name":"cr1"},"revision":1,"data":{"spec":{}}}`},
+	{name: "hpa v1", resource: "autoscaling/v1/horizontalpodautoscalers", body: `{"metadata":{"name":"h1"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"maxReplicas":5}}`},
+	{name: "hpa v2", resource: "autoscaling/v2/horizontalpodautoscalers", body: `{"metadata":{"name":"h2"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"maxReplicas":5,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}]}}`},
+	{name: "events.k8s.io event", resource: "events.k8s.io/v1/events", body: `{"metadata":{"name":"e2"},"eventTime":"2026-11-26T06:00:00.000000Z","reportingController":"example.com/c","reportingInstance":"c-1","action":"Scale","reason":"Scaled","type":"Normal","regarding":{"kind":"Deployment","name":"web"}}`},
+	{name: "endpointslice", resource: "discovery.k8s.io/v1/endpointslices", body: `{"metadata":{"name":"es1"},"addressType":"IPv4","endpoints":[{"addresses":["10.1.2.3"]}],"ports":[{"port":80}]}`},
+	{name: "ingress", resource: "networking.k8s.io/v1/ingresses", body: `{"metadata":{"name":"ing1"},"spec":{"rules":[{"host":"example.com","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"web","port":{"number":80}}}}]}}]}}`},
+	{name: "ingressclass", resource: "networking.k8s.io/v1/ingressclasses", body: `{"metadata":{"name":"ic-corpus"},"spec":{"controller":"example.com/ingress"}}`},
+	{name: "networkpolicy", resource: "networking.k8s.io/v1/networkpolicies", body: `{"metadata":{"name":"np1"},"spec":{"podSelector":{"matchLabels":{"app":"web"}},"ingress":[{"ports":[{"port":80}]}]}}`},
+	{name: "poddisruptionbudget", resource: "policy/v1/poddisruptionbudgets", body: `{"metadata":{"name":"pdb1"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}`},
+	{name: "storageclass", resource: "storage.k8s.io/v1/storageclasses", body: `{"metadata":{"name":"sc-corpus"},"provisioner":"example.com/disk"}`},
+	{name: "priorityclass", resource: "scheduling.k8s.io/v1/priorityclasses", body: `{"metadata":{"name":"pc-corpus"},"value":1000}`},
 }
 
 var builtinKubeRuns atomic.Int32
@@ -139,7 +159,14 @@ func writeCorpus(t *testing.T, d dynamic.Interface, gvr schema.GroupVersionResou
 	gv := gvr.GroupVersion().String()
 	m["apiVersion"] = gv
 	m["kind"] = corpusKinds[gvr.Resource]
-	ri := d.Resource(gvr).Namespace(ns)
+	var ri dynamic.ResourceInterface = d.Resource(gvr).Namespace(ns)
+	if clusterScoped[gvr.Resource] {
+		// Kept apart from other runs by name.
+		meta, _ := m["metadata"].(map[string]any)
+		meta["name"] = fmt.Sprint(meta["name"], "-", strings.TrimPrefix(ns, "builtin-corpus-"))
+		ri = d.Resource(gvr)
+		t.Cleanup(func() { _ = ri.Delete(context.Background(), fmt.Sprint(meta["name"]), metav1.DeleteOptions{}) })
+	}
 	got, err := ri.Create(ctx, &unstructured.Unstructured{Object: m}, metav1.CreateOptions{})
 	if err == nil && update != "" {
 		got, err = ri.Patch(ctx, got.GetName(), "application/merge-patch+json", []byte(update), metav1.PatchOptions{})
@@ -165,10 +192,16 @@ func asStatus(err error, se *apierrors.APIStatus) bool {
 	return ok
 }
 
+var clusterScoped = map[string]bool{"persistentvolumes": true, "nodes": true, "ingressclasses": true, "storageclasses": true, "priorityclasses": true}
+
 var corpusKinds = map[string]string{
 	"pods": "Pod", "deployments": "Deployment", "statefulsets": "StatefulSet", "replicasets": "ReplicaSet", "daemonsets": "DaemonSet",
 	"replicationcontrollers": "ReplicationController", "jobs": "Job", "cronjobs": "CronJob", "services": "Service", "secrets": "Secret",
 	"serviceaccounts": "ServiceAccount", "leases": "Lease", "events": "Event", "persistentvolumeclaims": "PersistentVolumeClaim", "configmaps": "ConfigMap",
+	"endpoints": "Endpoints", "persistentvolumes": "PersistentVolume", "nodes": "Node", "limitranges": "LimitRange", "resourcequotas": "ResourceQuota",
+	"podtemplates": "PodTemplate", "controllerrevisions": "ControllerRevision", "horizontalpodautoscalers": "HorizontalPodAutoscaler",
+	"endpointslices": "EndpointSlice", "ingresses": "Ingress", "ingressclasses": "IngressClass", "networkpolicies": "NetworkPolicy",
+	"poddisruptionbudgets": "PodDisruptionBudget", "storageclasses": "StorageClass", "priorityclasses": "PriorityClass",
 }
 
 var (

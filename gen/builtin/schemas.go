@@ -20,6 +20,7 @@ import (
 //	                                              description and default, kept)
 //	IntOrString (format int-or-string, oneOf)   →  x-kubernetes-int-or-string: true
 //	Quantity (oneOf string, number)             →  no type: any scalar
+//	RawExtension (type object)                  →  x-kubernetes-preserve-unknown-fields: true
 //	x-kubernetes-group-version-kind, -unions    →  dropped (kapi's OpenAPI adds the first)
 
 // specDir finds api/openapi-spec and api/discovery in the k8s.io/kubernetes module.
@@ -99,6 +100,10 @@ func collect(schemas map[string]any, name string, defs map[string]any, types map
 		return nil
 	case "io.k8s.apimachinery.pkg.api.resource.Quantity":
 		defs[name] = map[string]any{"description": s["description"]}
+		return nil
+	case "io.k8s.apimachinery.pkg.runtime.RawExtension":
+		// Any JSON object, kept as it is (kube stores its bytes).
+		defs[name] = map[string]any{"description": s["description"], "type": "object", "x-kubernetes-preserve-unknown-fields": true}
 		return nil
 	}
 	out, err := rewrite(s, &refs, name)
