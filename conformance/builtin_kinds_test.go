@@ -381,9 +381,9 @@ func builtinKindCases() []kindCase {
 		crud("events.k8s.io", func(cs *kubernetes.Clientset, ns string) typedClient[*eventsv1.Event, *eventsv1.EventList] {
 			return cs.EventsV1().Events(ns)
 		},
-			func(n, _ string) *eventsv1.Event {
+			func(n, ns string) *eventsv1.Event {
 				return &eventsv1.Event{ObjectMeta: om(n), EventTime: metav1.NowMicro(), ReportingController: "example.com/ctl", ReportingInstance: "ctl-1",
-					Action: "Scale", Reason: "Scaled", Type: "Normal", Regarding: corev1.ObjectReference{Kind: "Deployment", Name: "web", Namespace: "builtin"}}
+					Action: "Scale", Reason: "Scaled", Type: "Normal", Regarding: corev1.ObjectReference{Kind: "Deployment", Name: "web", Namespace: ns}}
 			},
 			func(e *eventsv1.Event) { e.Note = "more" }, nil),
 		crud("endpointslices", func(cs *kubernetes.Clientset, ns string) typedClient[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList] {
@@ -419,7 +419,7 @@ func builtinKindCases() []kindCase {
 				return &networkingv1.NetworkPolicy{ObjectMeta: om(n), Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: app}}}
 			},
 			func(p *networkingv1.NetworkPolicy) {
-				p.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
+				p.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}
 			}, nil),
 		crud("poddisruptionbudgets", func(cs *kubernetes.Clientset, ns string) typedClient[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
 			return cs.PolicyV1().PodDisruptionBudgets(ns)
