@@ -5,6 +5,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/schema"
 )
 
 // behaviours holds what the kinds' strategies share (the Services'
@@ -155,6 +156,21 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	if k.Plural == "daemonsets" {
 		s.PrepareForCreate = prepareDaemonSetCreate
 		s.PrepareForUpdate = prepareDaemonSetUpdate
+	}
+	if quants.within(res.Schema, map[*schema.Schema]bool{}) {
+		dflt := s.Default
+		s.Default = func(ctx context.Context, o registry.Object) error {
+			if dflt != nil {
+				if err := dflt(ctx, o); err != nil {
+					return err
+				}
+			}
+			if _, ok := quants.canonicalize(res.Schema, map[string]any(o)); !ok {
+				return statusError(400, "BadRequest", k.Kind+` in version "`+k.Version+`" cannot be handled as a `+k.Kind+
+					`: quantities must match the regular expression '`+quantityRegexp+`'`)
+			}
+			return nil
+		}
 	}
 	if len(res.Subresources) > 0 {
 		res.SubresourceKinds = map[string]registry.SubresourceKind{}

@@ -50,7 +50,8 @@
 // schemas' defaults), Pod status Pending with its QoS class, the Job's
 // generated selector and controller-uid labels, Service clusterIP and
 // nodePort allocation from [Options.ServiceCIDR], Secret stringData
-// merged into data, the immutable fields (Pod spec but images, workload
+// merged into data, quantities in kube's canonical form ("0.5" is stored
+// "500m"; quantity.go), the immutable fields (Pod spec but images, workload
 // selectors, Job selector and template, StatefulSet serviceName and
 // claims, Service clusterIP, immutable Secrets), metadata.generation for
 // the kinds kube keeps it, status written only through /status. The

@@ -131,3 +131,40 @@ func FuzzLoadDefinitions(f *testing.F) {
 		}
 	})
 }
+
+func TestCanonicalQuantity(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"0.5", "500m"}, {"1000m", "1"}, {"2000", "2k"}, {"1024Mi", "1Gi"}, {"1.5Gi", "1536Mi"},
+		{"100m", "100m"}, {"1e3", "1e3"}, {"512Mi", "512Mi"}, {"1Ki", "1Ki"}, {"0.1", "100m"},
+		{"1.5", "1500m"}, {"128974848", "128974848"}, {"129e6", "129e6"}, {"129M", "129M"},
+		{"0", "0"}, {"0Gi", "0"}, {"10Gi", "10Gi"}, {"1G", "1G"}, {"512", "512"}, {"0.5Ki", "512"},
+		{"0.0000000001", "1n"}, {"-1", "-1"}, {"+5", "5"}, {"1500Mi", "1500Mi"},
+	} {
+		got, ok := canonicalQuantity(tt.in)
+		if !ok || got != tt.want {
+			t.Errorf("canonicalQuantity(%q) = %q, %v; want %q", tt.in, got, ok, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "abc", "1.2.3", "1Xi", "1e", "--1"} {
+		if got, ok := canonicalQuantity(bad); ok {
+			t.Errorf("canonicalQuantity(%q) = %q; want refused", bad, got)
+		}
+	}
+}
+
+// FuzzCanonicalQuantity: the quantity parser never panics, and its
+// canonical form is a fixed point.
+func FuzzCanonicalQuantity(f *testing.F) {
+	for _, s := range []string{"0.5", "1Gi", "1e3", "1.5Gi", "100m", "-0.1n", "9999999999999E"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, ok := canonicalQuantity(s)
+		if !ok {
+			return
+		}
+		if again, ok := canonicalQuantity(c); !ok || again != c {
+			t.Fatalf("canonicalQuantity(%q) = %q, but canonicalQuantity(%q) = %q, %v", s, c, c, again, ok)
+		}
+	})
+}

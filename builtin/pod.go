@@ -2,6 +2,8 @@ package builtin
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kapi-dev/kapi/internal/validation"
@@ -193,6 +195,7 @@ func validatePodSpec(spec map[string]any, path string) []registry.FieldError {
 			if getString(c, "image") == "" {
 				errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: p + ".image"})
 			}
+			errs = append(errs, requestsWithinLimits(c, p)...)
 		}
 	}
 	switch rp := getString(spec, "restartPolicy"); rp {
@@ -238,4 +241,30 @@ func validatePodUpdate(ctx context.Context, o, old registry.Object) []registry.F
 
 func itoa(i int) string {
 	return num(int64(i)).String()
+}
+
+// requestsWithinLimits is kube's rule that a container requests no more
+// of a resource than it limits.
+func requestsWithinLimits(c map[string]any, path string) []registry.FieldError {
+	limits := getMap(c, "resources", "limits")
+	var errs []registry.FieldError
+	req := getMap(c, "resources", "requests")
+	names := make([]string, 0, len(req))
+	for name := range req {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		l, ok := limits[name]
+		if !ok {
+			continue
+		}
+		rv, ok1 := quantityValue(req[name])
+		lv, ok2 := quantityValue(l)
+		if ok1 && ok2 && rv.Cmp(lv) > 0 {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: path + ".resources.requests", Value: req[name],
+				Detail: fmt.Sprintf("must be less than or equal to %s limit of %s", name, l)})
+		}
+	}
+	return errs
 }

@@ -25,25 +25,33 @@ var schemasGz []byte
 var (
 	defsOnce sync.Once
 	defs     map[string]*schema.Schema
+	quants   quantities // the nodes of defs that are resource.Quantity
 	defsErr  error
 )
+
+const quantityDef = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 
 // definitions returns the built-in schemas by OpenAPI name
 // ("io.k8s.api.core.v1.Pod"). They are shared: callers must not change
 // them.
 func definitions() (map[string]*schema.Schema, error) {
-	defsOnce.Do(func() { defs, defsErr = loadDefinitions(schemasGz) })
+	defsOnce.Do(func() { defs, quants, defsErr = load(schemasGz) })
 	return defs, defsErr
 }
 
 func loadDefinitions(gz []byte) (map[string]*schema.Schema, error) {
+	d, _, err := load(gz)
+	return d, err
+}
+
+func load(gz []byte) (map[string]*schema.Schema, quantities, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
-		return nil, fmt.Errorf("builtin: schemas: %w", err)
+		return nil, nil, fmt.Errorf("builtin: schemas: %w", err)
 	}
 	raw, err := io.ReadAll(zr)
 	if err != nil {
-		return nil, fmt.Errorf("builtin: schemas: %w", err)
+		return nil, nil, fmt.Errorf("builtin: schemas: %w", err)
 	}
 	var doc struct {
 		Definitions map[string]map[string]any `json:"definitions"`
@@ -51,23 +59,24 @@ func loadDefinitions(gz []byte) (map[string]*schema.Schema, error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	if err := d.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("builtin: schemas: %w", err)
+		return nil, nil, fmt.Errorf("builtin: schemas: %w", err)
 	}
-	l := &linker{raw: doc.Definitions, built: map[string]*schema.Schema{}, building: map[string]bool{}}
+	l := &linker{raw: doc.Definitions, built: map[string]*schema.Schema{}, building: map[string]bool{}, quantities: quantities{}}
 	for name := range doc.Definitions {
 		if _, err := l.def(name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return l.built, nil
+	return l.built, l.quantities, nil
 }
 
 // linker builds definitions, each once, resolving $ref to the shared
 // *schema.Schema of the named definition.
 type linker struct {
-	raw      map[string]map[string]any
-	built    map[string]*schema.Schema
-	building map[string]bool
+	raw        map[string]map[string]any
+	built      map[string]*schema.Schema
+	building   map[string]bool
+	quantities quantities
 }
 
 func (l *linker) def(name string) (*schema.Schema, error) {
@@ -87,6 +96,9 @@ func (l *linker) def(name string) (*schema.Schema, error) {
 		return nil, err
 	}
 	l.built[name] = s
+	if name == quantityDef {
+		l.quantities[s] = true
+	}
 	return s, nil
 }
 
@@ -108,6 +120,9 @@ func (l *linker) node(m map[string]any, path string) (*schema.Schema, error) {
 		}
 		if hasDef {
 			s.Default = def
+		}
+		if ref == quantityDef {
+			l.quantities[&s] = true
 		}
 		return &s, nil
 	}

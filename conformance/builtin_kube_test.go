@@ -39,6 +39,11 @@ var builtinCorpus = []struct {
 		update: `{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}`},
 	{name: "pod spec update forbidden", resource: "/v1/pods", body: `{"metadata":{"name":"p5"},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}`,
 		update: `{"spec":{"restartPolicy":"Never"}}`},
+	{name: "pod quantities", resource: "/v1/pods", body: `{"metadata":{"name":"pq"},"spec":{"containers":[{"name":"app","image":"nginx:1.27",
+		"resources":{"requests":{"cpu":0.5,"memory":"1024Mi","ephemeral-storage":"1e3"},"limits":{"cpu":"1000m","memory":"1.5Gi","ephemeral-storage":"2000"}}}]}}`},
+	{name: "pod requests above limits", resource: "/v1/pods", body: `{"metadata":{"name":"pq2"},"spec":{"containers":[{"name":"app","image":"nginx:1.27",
+		"resources":{"requests":{"ephemeral-storage":"2000"},"limits":{"ephemeral-storage":"1e3"}}}]}}`},
+	{name: "pod bad quantity", resource: "/v1/pods", body: `{"metadata":{"name":"pbq"},"spec":{"containers":[{"name":"app","image":"nginx","resources":{"requests":{"cpu":"lots"}}}]}}`},
 	{name: "pod no containers", resource: "/v1/pods", body: `{"metadata":{"name":"p6"},"spec":{"containers":[]}}`},
 	{name: "deployment minimal", resource: "apps/v1/deployments", body: `{"metadata":{"name":"d1"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}}`},
 	{name: "deployment recreate", resource: "apps/v1/deployments", body: `{"metadata":{"name":"d2"},"spec":{"replicas":3,"strategy":{"type":"Recreate"},"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}}`},
@@ -170,6 +175,9 @@ func writeCorpus(t *testing.T, d dynamic.Interface, gvr schema.GroupVersionResou
 	got, err := ri.Create(ctx, &unstructured.Unstructured{Object: m}, metav1.CreateOptions{})
 	if err == nil && update != "" {
 		got, err = ri.Patch(ctx, got.GetName(), "application/merge-patch+json", []byte(update), metav1.PatchOptions{})
+	}
+	if apierrors.IsBadRequest(err) {
+		return map[string]any{"badRequest": true}
 	}
 	if err != nil {
 		var se apierrors.APIStatus
