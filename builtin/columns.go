@@ -485,8 +485,13 @@ var columns = map[string][]registry.Column{
 		col("Volume", "string", "The volume bound to the claim.", str("spec", "volumeName")),
 		col("Capacity", "string", "The capacity of the bound volume.", str("status", "capacity", "storage")),
 		col("Access Modes", "string", "The access modes of the bound volume.", accessModes),
-		col("StorageClass", "string", "The storage class of the claim.", strOrNone("spec", "storageClassName")),
-		col("VolumeAttributesClass", "string", "The volume attributes class of the claim.", strOrNone("spec", "volumeAttributesClassName")),
+		col("StorageClass", "string", "The storage class of the claim.", str("spec", "storageClassName")),
+		col("VolumeAttributesClass", "string", "The volume attributes class of the claim.", func(o map[string]any) any {
+			if c := getString(o, "spec", "volumeAttributesClassName"); c != "" {
+				return c
+			}
+			return "<unset>"
+		}),
 		age,
 	},
 	"/events": {

@@ -34,6 +34,21 @@ func TestBuiltinKindsKubectlAsKube(t *testing.T) {
 	ns := fmt.Sprintf("kubectl-builtin-%d", builtinKubeRuns.Add(1))
 	crt, key := selfSigned(t)
 	crtFile, keyFile := writeTemp(t, "tls.crt", crt), writeTemp(t, "tls.key", key)
+	manifests := writeTemp(t, "more.yaml", []byte(`apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: leader}
+spec: {holderIdentity: web-1, leaseDurationSeconds: 15}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web}
+spec: {rules: [{host: example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]}
+`))
 
 	// Commands a new user runs, in order; each must succeed on both.
 	commands := [][]string{
@@ -49,6 +64,7 @@ func TestBuiltinKindsKubectlAsKube(t *testing.T) {
 		{"-n", ns, "expose", "deployment", "web", "--port=80", "--target-port=8080"},
 		{"-n", ns, "create", "job", "j", "--image=busybox:1.36"},
 		{"-n", ns, "create", "cronjob", "cj", "--image=busybox:1.36", "--schedule=*/5 * * * *"},
+		{"-n", ns, "apply", "-f", manifests},
 		{"-n", ns, "set", "image", "deployment/web", "nginx=nginx:1.28"},
 		{"-n", ns, "scale", "deployment/web", "--replicas=3"},
 		{"-n", ns, "get", "all"},
@@ -81,6 +97,10 @@ func TestBuiltinKindsKubectlAsKube(t *testing.T) {
 		{"-n", ns, "get", "cronjobs"},
 		{"-n", ns, "get", "secrets"},
 		{"-n", ns, "get", "serviceaccounts"},
+		{"-n", ns, "get", "leases"},
+		{"-n", ns, "get", "pvc"},
+		{"-n", ns, "get", "ingresses"},
+		{"-n", ns, "get", "statefulsets,daemonsets,replicationcontrollers"},
 		{"-n", ns, "get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image} {.spec.replicas} {.metadata.generation}"},
 		{"-n", ns, "get", "secret", "t", "-o", "jsonpath={.type}"},
 	}
