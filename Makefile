@@ -8,14 +8,17 @@ FUZZTIME ?= 10s
 test: lint unit conformance
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 	cd cel && $(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	cd envtest && $(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # The Go modules besides the core: the etcd3 backend, CEL rules, the
 # real-client conformance checks, the side-by-side benchmarks and the
 # reference implementations' start-up (kube-apiserver built from
-# k8s.io/kubernetes) and the generator of the built-in kinds (gen/builtin).
-MODULES = storage/etcd3 cel conformance bench reference gen/builtin
+# k8s.io/kubernetes), envtest (controller tests, a drop-in for
+# controller-runtime's envtest) and the generator of the built-in kinds
+# (gen/builtin).
+MODULES = storage/etcd3 cel conformance bench reference envtest gen/builtin
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -28,13 +31,14 @@ lint:
 	  (cd $$mod && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
 
-## unit: the tests of the core module, the etcd backend (on an embedded etcd), CEL rules, the bench module's table and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
+## unit: the tests of the core module, the etcd backend (on an embedded etcd), CEL rules, the bench module's table, envtest (and its example suite compiled against controller-runtime's envtest: -tags crenvtest) and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
 unit:
 	$(GO) test -race -count 1 ./...
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
 	cd cel && $(GO) test -race -count 1 ./...
 	cd bench && $(GO) test -count 1 ./...
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
+	cd envtest && $(GO) test -race -count 1 ./... && $(GO) vet -tags crenvtest ./...
 	cd gen/builtin && $(GO) test -count 1 ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
