@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
@@ -53,8 +54,10 @@ var selectable = map[string][]string{
 
 func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	res.Generation = generation[k.Plural]
-	res.SelectableFields = selectable[k.Group+"/"+k.Plural]
-	res.Columns = columns[k.Group+"/"+k.Plural]
+	// Copies: Register keeps its own state in a resource's columns, and
+	// registries may be built concurrently.
+	res.SelectableFields = slices.Clone(selectable[k.Group+"/"+k.Plural])
+	res.Columns = slices.Clone(columns[k.Group+"/"+k.Plural])
 	s := &res.Strategy
 	switch k.Group + "/" + k.Plural {
 	case "/pods":

@@ -72,7 +72,7 @@ func (b *behaviours) resources() ([]*registry.Resource, error) {
 		}
 		res := &registry.Resource{
 			Group: k.Group, Version: k.Version, Kind: k.Kind, Plural: k.Plural, Singular: k.Singular,
-			ShortNames: k.ShortNames, Categories: k.Categories, Namespaced: k.Namespaced,
+			ShortNames: slices.Clone(k.ShortNames), Categories: slices.Clone(k.Categories), Namespaced: k.Namespaced,
 			Status: k.has("status"), Schema: s, Protobuf: md,
 		}
 		if k.has("scale") {

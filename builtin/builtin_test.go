@@ -1,6 +1,7 @@
 package builtin_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/kapi-dev/kapi/builtin"
@@ -22,4 +23,18 @@ func newRegistry(t testing.TB) *registry.Registry {
 
 func TestRegisterEveryKind(t *testing.T) {
 	newRegistry(t)
+}
+
+// Registries built at the same time share no state of the kinds' (run
+// with -race).
+func TestRegisterConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			newRegistry(t)
+		}()
+	}
+	wg.Wait()
 }
