@@ -15,7 +15,11 @@
 //     of their own: registry/request (a request's Info and User),
 //     registry/authn (authenticators), registry/authz and
 //     registry/authz/rbac (authorizers, kube's RBAC) and
-//     registry/admission (admission hooks).
+//     registry/admission (admission hooks);
+//   - builtin: Kubernetes' built-in kinds (pods, deployments, services,
+//     secrets, jobs, leases, events, …) with kube's schemas, defaults,
+//     protobuf messages and columns, registered on a registry (their data
+//     generated from k8s.io/api by the separate module gen/builtin).
 //
 // Controller authors test against kapi with the separate module
 // github.com/kapi-dev/kapi/envtest, a drop-in for controller-runtime's
