@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 
 // The subresources that write: pods/binding (the scheduler's: sets
 // spec.nodeName once, and the PodScheduled condition), pods/eviction
-// (deletes the pod; PodDisruptionBudgets are not consulted, README) and
+// (deletes the pod if its PodDisruptionBudget allows) and
 // serviceaccounts/token (a TokenRequest answered with a token of
 // Options.Tokens). They write through a registry.Client, so through the
 // registry's one write path; Register connects them to the registry.
@@ -109,10 +110,67 @@ func (b *behaviours) evict(ctx context.Context, req registry.SubresourceRequest)
 	if err != nil {
 		return nil, err
 	}
+	if err := b.checkDisruptionBudget(ctx, req); err != nil {
+		return nil, err
+	}
 	if err := pods.Delete(ctx, req.Namespace, req.Name); err != nil {
 		return nil, err
 	}
 	return success(), nil
+}
+
+// checkDisruptionBudget is kube's eviction rule: a Running pod that a
+// PodDisruptionBudget selects is evicted only while the budget allows a
+// disruption (its status, which kube's disruption controller keeps and a
+// test writes here, says so), and the eviction spends one. Pods that are
+// not Running (kapi's stay Pending) or are being deleted ignore budgets,
+// as in kube.
+func (b *behaviours) checkDisruptionBudget(ctx context.Context, req registry.SubresourceRequest) error {
+	pod := map[string]any(req.Object)
+	if getString(pod, "status", "phase") != "Running" || getString(pod, "metadata", "deletionTimestamp") != "" {
+		return nil
+	}
+	pdbs, err := b.client("policy/v1", "poddisruptionbudgets")
+	if err != nil {
+		return err
+	}
+	list, err := pdbs.List(ctx, req.Namespace, registry.ListOptions{})
+	if err != nil {
+		return err
+	}
+	labels := stringMap(getMap(pod, "metadata", "labels"))
+	var matched []map[string]any
+	for _, pdb := range list.Items {
+		if sel := getMap(pdb, "spec", "selector"); len(sel) > 0 && selects(sel, labels) {
+			matched = append(matched, pdb)
+		}
+	}
+	switch {
+	case len(matched) == 0:
+		return nil
+	case len(matched) > 1:
+		return statusError(500, "InternalError", "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")
+	}
+	pdb := matched[0]
+	name := getString(pdb, "metadata", "name")
+	tooMany := func(msg string) error {
+		se := statusError(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.")
+		se.Status.Details = &registry.StatusDetails{Causes: []registry.StatusCause{{Type: "DisruptionBudget", Message: msg}}}
+		return se
+	}
+	if intAt(pdb, "status", "observedGeneration") < intAt(pdb, "metadata", "generation") {
+		return tooMany("The disruption budget " + name + " is still being processed by the server.")
+	}
+	allowed := intAt(pdb, "status", "disruptionsAllowed")
+	if allowed <= 0 {
+		return tooMany(fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", name,
+			intAt(pdb, "status", "desiredHealthy"), intAt(pdb, "status", "currentHealthy")))
+	}
+	status := ensureMap(pdb, "status")
+	status["disruptionsAllowed"] = num(allowed - 1)
+	ensureMap(status, "disruptedPods")[req.Name] = time.Now().UTC().Format(time.RFC3339)
+	_, err = pdbs.UpdateStatus(ctx, req.Namespace, &pdb)
+	return err
 }
 
 // token answers a TokenRequest for the service account.

@@ -9,6 +9,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -72,6 +73,60 @@ func TestBuiltinSubresources(t *testing.T) {
 		}
 		if _, err := pods.Get(ctx, "evicted", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("get evicted pod: got %v; want NotFound", err)
+		}
+	})
+
+	t.Run("eviction with a disruption budget", func(t *testing.T) {
+		pods := admin.CoreV1().Pods(ns)
+		labels := map[string]string{"app": "guarded"}
+		p, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Labels: labels}, Spec: podSpec()}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Status.Phase = corev1.PodRunning // as a kubelet would
+		if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pdbs := admin.PolicyV1().PodDisruptionBudgets(ns)
+		pdb, err := pdbs.Create(ctx, &policyv1.PodDisruptionBudget{ObjectMeta: om("guard"), Spec: policyv1.PodDisruptionBudgetSpec{
+			MinAvailable: ptrTo(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evict := func() error {
+			return admin.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Namespace: ns}})
+		}
+		// The disruption controller (not kapi's) has not observed it yet.
+		if err := evict(); !apierrors.IsTooManyRequests(err) {
+			t.Fatalf("evict before the budget is observed: got %v; want TooManyRequests", err)
+		}
+		setStatus := func(allowed int32) {
+			pdb, err = pdbs.Get(ctx, "guard", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: allowed, CurrentHealthy: 1 + allowed, DesiredHealthy: 1, ExpectedPods: 1}
+			if pdb, err = pdbs.UpdateStatus(ctx, pdb, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setStatus(0)
+		if err := evict(); !apierrors.IsTooManyRequests(err) {
+			t.Fatalf("evict with no disruption allowed: got %v; want TooManyRequests", err)
+		}
+		setStatus(1)
+		if err := evict(); err != nil {
+			t.Fatalf("evict with one disruption allowed: %v", err)
+		}
+		if _, err := pods.Get(ctx, "guarded", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("get evicted pod: got %v; want NotFound", err)
+		}
+		got, err := pdbs.Get(ctx, "guard", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := got.Status.DisruptedPods["guarded"]; got.Status.DisruptionsAllowed != 0 || !ok {
+			t.Errorf("budget after the eviction: allowed %d, disrupted %v; want 0 and the pod", got.Status.DisruptionsAllowed, got.Status.DisruptedPods)
 		}
 	})
 
