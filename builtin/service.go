@@ -168,15 +168,50 @@ func (s *services) prepareCreate(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-// prepareUpdate keeps what was allocated when the update leaves it out.
+// prepareUpdate keeps what was allocated when the update leaves it out,
+// and allocates what a new type needs: a clusterIP when the service stops
+// being ExternalName, nodePorts when it becomes NodePort or LoadBalancer
+// (a port keeps the nodePort it had).
 func (s *services) prepareUpdate(_ context.Context, o, old registry.Object) error {
 	spec, oldSpec := ensureMap(obj(o), "spec"), getMap(obj(old), "spec")
-	if spec["type"] == oldSpec["type"] || spec["type"] != "ExternalName" {
-		for _, f := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} {
-			if v, ok := spec[f]; (!ok || v == nil || v == "") && oldSpec[f] != nil {
-				spec[f] = clone(oldSpec[f])
+	if spec["type"] == "ExternalName" {
+		return nil
+	}
+	for _, f := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} {
+		if v, ok := spec[f]; (!ok || v == nil || v == "") && oldSpec[f] != nil {
+			spec[f] = clone(oldSpec[f])
+		}
+	}
+	if getString(spec, "clusterIP") == "" {
+		off, ok := s.ips.allocate()
+		if !ok {
+			return statusError(500, "InternalError", "Internal error occurred: failed to allocate a serviceIP: range is full")
+		}
+		spec["clusterIP"] = s.addr(off)
+		spec["clusterIPs"] = []any{spec["clusterIP"]}
+		def(spec, "ipFamilies", []any{"IPv4"})
+		def(spec, "ipFamilyPolicy", "SingleStack")
+	}
+	if t := spec["type"]; t != "NodePort" && t != "LoadBalancer" {
+		return nil
+	}
+	for _, p := range maps(spec, "ports") {
+		if n, ok := p["nodePort"]; ok && n != nil {
+			continue
+		}
+		for _, op := range maps(oldSpec, "ports") {
+			if equal(op["port"], p["port"]) && equal(op["protocol"], p["protocol"]) && op["nodePort"] != nil {
+				p["nodePort"] = op["nodePort"]
 			}
 		}
+		if p["nodePort"] != nil {
+			continue
+		}
+		port, ok := s.ports.allocate()
+		if !ok {
+			return statusError(500, "InternalError", "Internal error occurred: failed to allocate a nodePort: range is full")
+		}
+		p["nodePort"] = num(int64(port))
 	}
 	return nil
 }
