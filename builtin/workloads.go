@@ -185,13 +185,16 @@ func prepareJobCreate(_ context.Context, o registry.Object) error {
 // selects the template's labels.
 func validateSelector(spec map[string]any, required bool) []registry.FieldError {
 	sel := getMap(spec, "selector")
+	labels := stringMap(getMap(spec, "template", "metadata", "labels"))
 	if sel == nil {
 		if required {
-			return []registry.FieldError{{Type: validation.TypeRequired, Field: "spec.selector"}}
+			// kube's nil selector selects nothing: the template's labels
+			// do not match it either.
+			return []registry.FieldError{{Type: validation.TypeRequired, Field: "spec.selector"},
+				{Type: validation.TypeInvalid, Field: "spec.template.metadata.labels", Value: labels, Detail: "`selector` does not match template `labels`"}}
 		}
 		return nil
 	}
-	labels := stringMap(getMap(spec, "template", "metadata", "labels"))
 	if len(getMap(sel, "matchLabels")) == 0 && len(getList(sel, "matchExpressions")) == 0 {
 		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "spec.selector", Value: validation.OmitValue, Detail: "empty selector is invalid for deployment"}}
 	}
