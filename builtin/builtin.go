@@ -34,7 +34,7 @@ func (k *kind) has(sub string) bool {
 // Options configure the built-in kinds.
 type Options struct {
 	// ServiceCIDR is the range Services' clusterIPs are allocated from
-	// (default "10.96.0.0/12", kube-apiserver's default).
+	// (default "10.96.0.0/12", kubeadm's default for clusters).
 	ServiceCIDR string
 	// Tokens issues the tokens of serviceaccounts/NAME/token; nil serves
 	// no token subresource. Give the same Tokens to the registry's
