@@ -71,6 +71,9 @@ func defaultContainer(c map[string]any) {
 	for _, p := range maps(c, "ports") {
 		def(p, "protocol", "TCP")
 	}
+	for _, e := range maps(c, "env") {
+		def(getMap(e, "valueFrom", "fieldRef"), "apiVersion", "v1") // SetDefaults_ObjectFieldSelector
+	}
 }
 
 func defaultHTTPGet(g map[string]any) {
@@ -111,6 +114,13 @@ func defaultVolume(v map[string]any) {
 	}
 	for _, s := range []string{"secret", "configMap", "downwardAPI", "projected"} {
 		def(getMap(v, s), "defaultMode", num(420))
+	}
+	items := maps(v, "downwardAPI", "items")
+	for _, src := range maps(v, "projected", "sources") {
+		items = append(items, maps(src, "downwardAPI", "items")...)
+	}
+	for _, it := range items {
+		def(getMap(it, "fieldRef"), "apiVersion", "v1")
 	}
 	def(getMap(v, "hostPath"), "type", "")
 }

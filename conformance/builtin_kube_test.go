@@ -117,10 +117,19 @@ var builtinKubeRuns atomic.Int32
 // causes compare equal, once what differs by nature (uids, times,
 // allocated addresses, what kube's admission plugins add) is masked.
 func TestBuiltinKindsAsKube(t *testing.T) {
+	compareWithKube(t, "builtin-corpus", len(builtinCorpus), func(i int) (name, resource, body, update string) {
+		c := builtinCorpus[i]
+		return c.name, c.resource, c.body, c.update
+	})
+}
+
+// compareWithKube writes n corpus entries through kube-apiserver and
+// through kapi, in a namespace of their own on each (prefix-N), and
+// fails on any difference between what each stores or answers.
+func compareWithKube(t *testing.T, prefix string, n int, entry func(i int) (name, resource, body, update string)) {
 	kube := kubeAPIServer(t)
 	kapi := newEnv(t)
-	n := builtinKubeRuns.Add(1)
-	ns := fmt.Sprintf("builtin-corpus-%d", n)
+	ns := fmt.Sprintf("%s-%d", prefix, builtinKubeRuns.Add(1))
 	sides := []struct {
 		name string
 		cfg  *rest.Config
@@ -147,16 +156,17 @@ func TestBuiltinKindsAsKube(t *testing.T) {
 			t.Fatalf("%s: default serviceaccount: %v", s.name, err)
 		}
 	}
-	for _, c := range builtinCorpus {
-		t.Run(c.name, func(t *testing.T) {
-			parts := strings.SplitN(c.resource, "/", 3)
+	for i := range n {
+		name, resource, body, update := entry(i)
+		t.Run(name, func(t *testing.T) {
+			parts := strings.SplitN(resource, "/", 3)
 			gvr := schema.GroupVersionResource{Group: parts[0], Version: parts[1], Resource: parts[2]}
 			var results []any
 			for i, s := range sides {
-				results = append(results, writeCorpus(t, dyns[i], gvr, ns, c.body, c.update, s.name))
+				results = append(results, writeCorpus(t, dyns[i], gvr, ns, body, update, s.name))
 			}
 			if d := cmp.Diff(results[0], results[1]); d != "" {
-				t.Errorf("kapi differs from kube-apiserver (-kube +kapi):\n%s", d)
+				t.Errorf("kapi differs from kube-apiserver (-kube +kapi):\n%s\nbody: %s", d, body)
 			}
 		})
 	}
@@ -178,7 +188,7 @@ func writeCorpus(t *testing.T, d dynamic.Interface, gvr schema.GroupVersionResou
 	if clusterScoped[gvr.Resource] {
 		// Kept apart from other runs by name.
 		meta, _ := m["metadata"].(map[string]any)
-		meta["name"] = fmt.Sprint(meta["name"], "-", strings.TrimPrefix(ns, "builtin-corpus-"))
+		meta["name"] = fmt.Sprint(meta["name"], "-", ns[strings.LastIndex(ns, "-")+1:])
 		ri = d.Resource(gvr)
 		t.Cleanup(func() { _ = ri.Delete(context.Background(), fmt.Sprint(meta["name"]), metav1.DeleteOptions{}) })
 	}
