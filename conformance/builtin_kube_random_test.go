@@ -7,7 +7,9 @@ import (
 	"testing"
 )
 
-// randomCorpus is a seeded corpus of valid objects with random shapes —
+// randomCorpus is a seeded corpus of valid objects with random shapes
+// (pods, deployments, services, jobs, statefulsets, daemonsets, cronjobs,
+// secrets) —
 // containers, tags and digests, ports with and without protocols, probes,
 // volumes, resources as strings and numbers, service types and ports, job
 // parallelism — written through kapi and kube-apiserver like
@@ -86,7 +88,7 @@ func randomCorpus(seed uint64, n int) []struct{ name, resource, body string } {
 	for i := range n {
 		name := fmt.Sprintf("r%d", i)
 		labels := map[string]any{"app": name}
-		switch i % 4 {
+		switch i % 8 {
 		case 0:
 			add("pod", "/v1/pods", map[string]any{"metadata": map[string]any{"name": name}, "spec": podSpec(pick("", "Always", "Never", "OnFailure").(string))})
 		case 1:
@@ -114,6 +116,39 @@ func randomCorpus(seed uint64, n int) []struct{ name, resource, body string } {
 				spec["completions"] = r.IntN(3) + 1
 			}
 			add("job", "batch/v1/jobs", map[string]any{"metadata": map[string]any{"name": name}, "spec": spec})
+		case 4:
+			spec := map[string]any{"selector": map[string]any{"matchLabels": labels}, "serviceName": pick("", "db").(string),
+				"template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": podSpec("")}}
+			if r.IntN(2) == 0 {
+				spec["podManagementPolicy"] = "Parallel"
+			}
+			if r.IntN(2) == 0 {
+				spec["updateStrategy"] = pick(map[string]any{"type": "OnDelete"}, map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"partition": 1}})
+			}
+			add("statefulset", "apps/v1/statefulsets", map[string]any{"metadata": map[string]any{"name": name}, "spec": spec})
+		case 5:
+			spec := map[string]any{"selector": map[string]any{"matchLabels": labels}, "template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": podSpec("")}}
+			if r.IntN(2) == 0 {
+				spec["updateStrategy"] = pick(map[string]any{"type": "OnDelete"}, map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": "10%"}})
+			}
+			add("daemonset", "apps/v1/daemonsets", map[string]any{"metadata": map[string]any{"name": name}, "spec": spec})
+		case 6:
+			spec := map[string]any{"schedule": pick("@hourly", "*/5 * * * *", "0 0 * * *"), "jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec("Never")}}}}
+			if r.IntN(2) == 0 {
+				spec["concurrencyPolicy"] = pick("Forbid", "Replace")
+			}
+			add("cronjob", "batch/v1/cronjobs", map[string]any{"metadata": map[string]any{"name": name}, "spec": spec})
+		case 7:
+			sec := map[string]any{"metadata": map[string]any{"name": name}}
+			switch r.IntN(3) {
+			case 0:
+				sec["stringData"] = map[string]any{"user": "admin", "k": fmt.Sprint(r.IntN(1000))}
+			case 1:
+				sec["type"], sec["data"] = "kubernetes.io/basic-auth", map[string]any{"username": "YQ==", "password": "Yg=="}
+			default:
+				sec["data"], sec["stringData"] = map[string]any{"a": "Yg=="}, map[string]any{"a": "override"}
+			}
+			add("secret", "/v1/secrets", sec)
 		}
 	}
 	return out
