@@ -16,8 +16,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # real-client conformance checks, the side-by-side benchmarks and the
 # reference implementations' start-up (kube-apiserver built from
 # k8s.io/kubernetes), envtest (controller tests, a drop-in for
-# controller-runtime's envtest) and metrics (Prometheus' client).
-MODULES = storage/etcd3 cel metrics conformance bench reference envtest
+# controller-runtime's envtest), metrics (Prometheus' client) and the
+# generator of the built-in kinds (gen/builtin).
+MODULES = storage/etcd3 cel metrics conformance bench reference envtest gen/builtin
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -39,6 +40,7 @@ unit:
 	cd bench && $(GO) test -count 1 ./...
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
 	cd envtest && $(GO) test -race -count 1 ./... && $(GO) vet -tags crenvtest ./...
+	cd gen/builtin && $(GO) test -count 1 ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
 ## on the in-memory store, on etcd3 (an embedded etcd) and on the watch cache in front of etcd3.
@@ -85,3 +87,9 @@ stress:
 ## proto: regenerate codec/protobuf's committed descriptor set from its .proto files (needs protoc; building and testing do not).
 proto:
 	cd codec/protobuf/proto && protoc --include_imports --descriptor_set_out=../descriptors.binpb $$(find k8s.io -name '*.proto' | LC_ALL=C sort)
+
+.PHONY: generate
+## generate: rewrite the built-in kinds' generated files (builtin/zz_generated_kinds.go, builtin/schemas.json.gz, codec/protobuf/proto/k8s.io/api/...) from k8s.io/api and k8s.io/kubernetes with gen/builtin, then the descriptor set; gen/builtin's test fails while they are stale.
+generate:
+	cd gen/builtin && $(GO) run . -root ../..
+	$(MAKE) proto

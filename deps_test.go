@@ -59,6 +59,9 @@ var allowed = map[string][]string{
 	// Serving a handler as kube-apiserver does: TLS, limits, timeouts,
 	// health, shutdown (stdlib only; metrics in the metrics module).
 	"serve": {"registry/request"},
+	// The built-in Kubernetes kinds (pods, deployments, …) from data
+	// gen/builtin generates; registered on a Registry like any kind.
+	"builtin": {"registry", "registry/request", "schema", "codec/protobuf", "internal/validation"},
 }
 
 // The third-party modules the core module may use (the design card).

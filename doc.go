@@ -20,7 +20,11 @@
 //   - serve: a registry (any http.Handler) served as kube-apiserver serves
 //     its API: TLS, HTTP/2, in-flight limits, timeouts, health checks,
 //     graceful shutdown, request logs, a hook for metrics (the module
-//     github.com/kapi-dev/kapi/metrics exports them for Prometheus).
+//     github.com/kapi-dev/kapi/metrics exports them for Prometheus);
+//   - builtin: Kubernetes' built-in kinds (pods, deployments, services,
+//     secrets, jobs, leases, events, …) with kube's schemas, defaults,
+//     protobuf messages and columns, registered on a registry (their data
+//     generated from k8s.io/api by the separate module gen/builtin).
 //
 // Controller authors test against kapi with the separate module
 // github.com/kapi-dev/kapi/envtest, a drop-in for controller-runtime's

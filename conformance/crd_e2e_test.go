@@ -108,8 +108,11 @@ func TestCronJobCRD(t *testing.T) {
 		}
 	})
 
+	// Fully qualified: "cronjobs" and "cj" name batch/v1's built-in
+	// CronJobs first, as in kube.
+	const cronjobs = "cronjobs.batch.tutorial.kubebuilder.io"
 	t.Run("get and apply", func(t *testing.T) {
-		out, errOut, err := k.run("get", "cronjobs")
+		out, errOut, err := k.run("get", cronjobs)
 		if err != nil || strings.TrimSpace(out) != "" || !strings.Contains(errOut, "No resources found in default namespace.") {
 			t.Errorf("kubectl get cronjobs (none): got %v, stdout %q, stderr %q; want No resources found", err, out, errOut)
 		}
@@ -117,14 +120,14 @@ func TestCronJobCRD(t *testing.T) {
 		if !strings.Contains(out, "cronjob.batch.tutorial.kubebuilder.io/sample created") {
 			t.Errorf("kubectl apply: got %q; want cronjob.batch.tutorial.kubebuilder.io/sample created", out)
 		}
-		out = k.mustRun(t, "get", "cronjobs")
+		out = k.mustRun(t, "get", cronjobs)
 		if h := outputLine(out, "NAME"); !slices.Equal(h, []string{"NAME", "SCHEDULE", "SUSPEND", "LAST", "SCHEDULE", "AGE"}) {
 			t.Errorf("kubectl get cronjobs header: got %q; want NAME SCHEDULE SUSPEND LAST SCHEDULE AGE\noutput:\n%s", h, out)
 		}
 		if row := outputLine(out, "sample"); len(row) < 4 || row[1] != "@hourly" || row[2] != "false" {
 			t.Errorf("kubectl get cronjobs row: got %q; want sample @hourly false ...\noutput:\n%s", row, out)
 		}
-		out = k.mustRun(t, "get", "cj", "sample", "-o", "wide")
+		out = k.mustRun(t, "get", cronjobs, "sample", "-o", "wide")
 		if h := outputLine(out, "NAME"); !slices.Contains(h, "REPLICAS") {
 			t.Errorf("kubectl get -o wide header: got %q; want the priority-1 column REPLICAS\noutput:\n%s", h, out)
 		}

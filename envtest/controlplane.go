@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kapi-dev/kapi/builtin"
 	"github.com/kapi-dev/kapi/cel"
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/registry"
@@ -234,8 +235,12 @@ func (s *APIServer) Start() error {
 		return err
 	}
 	// The built-in kinds kapi serves besides namespaces and the RBAC and
-	// review kinds (registry.New's); the kinds of the built-in kinds'
-	// package join here once it lands.
+	// review kinds (registry.New's): configmaps and package builtin's.
+	if err := builtin.Register(reg, builtin.Options{}); err != nil {
+		reg.Close()
+		store.Close()
+		return err
+	}
 	resources := []*registry.Resource{server.ConfigMaps()}
 	for _, crd := range s.crds {
 		resources = append(resources, registry.FromCRD(crd)...)

@@ -21,8 +21,8 @@
 // created through the API grant it.
 //
 // What carries over from controller-runtime's envtest, and what does not
-// yet (webhooks, the built-in workload kinds, CRDs created through the
-// API), is listed in the module's README.md.
+// yet (webhooks, CRDs created through the API), is listed in the
+// module's README.md.
 //
 // Invariant: every Environment is independent — its own store, registry,
 // listener, certificate and tokens — so tests start one each and run with

@@ -41,8 +41,19 @@ func (res *Resource) discoveryEntry() discovery.Resource {
 	return discovery.Resource{
 		Group: res.Group, Version: res.Version, Kind: res.Kind, Plural: res.Plural, Singular: res.Singular,
 		ShortNames: res.ShortNames, Categories: res.Categories, Namespaced: res.Namespaced,
-		Subresources: res.subresourceNames(), Verbs: res.verbs(),
+		Subresources: res.subresourceNames(), Verbs: res.verbs(), SubresourceKinds: subresourceKinds(res.SubresourceKinds),
 	}
+}
+
+func subresourceKinds(m map[string]SubresourceKind) map[string]discovery.Subresource {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]discovery.Subresource, len(m))
+	for name, k := range m {
+		out[name] = discovery.Subresource(k)
+	}
+	return out
 }
 
 func (r *Registry) groupNames() []string {

@@ -33,6 +33,12 @@ type Resource struct {
 	Scale *Scale
 	// Subresources are user-defined subresource handlers, by name.
 	Subresources map[string]SubresourceHandler
+	// SubresourceKinds are what discovery says of Subresources whose
+	// bodies are a kind of their own, by name (kube's pods/eviction:
+	// {Group: "policy", Version: "v1", Kind: "Eviction", Verbs:
+	// []string{"create"}}); the others are said to answer with the
+	// resource's kind and serve get, patch and update.
+	SubresourceKinds map[string]SubresourceKind
 	// Review, when set, makes the resource a review, as kube's
 	// SelfSubjectAccessReview and TokenReview are: nothing is stored, and
 	// create is its only verb. A POST's body is decoded as any create's,
@@ -164,6 +170,13 @@ type Strategy struct {
 	AfterDelete func(ctx context.Context, obj Object, gone bool)
 }
 
+// SubresourceKind is a subresource's response kind ("" group and version:
+// the resource's) and verbs, as discovery publishes them.
+type SubresourceKind struct {
+	Group, Version, Kind string
+	Verbs                []string
+}
+
 // SubresourceHandler serves a user-defined subresource. The request names
 // the object; Object is its current state.
 type SubresourceHandler func(ctx context.Context, req SubresourceRequest) (any, error)
@@ -175,6 +188,9 @@ type SubresourceRequest struct {
 	Name      string
 	Object    Object // current state of the parent object
 	Body      []byte
+	// ContentType is the body's media type: typed clients send
+	// application/vnd.kubernetes.protobuf for built-in kinds.
+	ContentType string
 }
 
 // GroupVersion returns "group/version", or "v1" style for the core group.

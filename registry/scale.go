@@ -192,7 +192,7 @@ func (r *Registry) serveCustom(w http.ResponseWriter, rq *routed) error {
 	if err != nil {
 		return err
 	}
-	out, err := h(rq.Context(), SubresourceRequest{Method: rq.Method, Namespace: rq.namespace, Name: rq.name, Object: obj, Body: body})
+	out, err := h(rq.Context(), SubresourceRequest{Method: rq.Method, Namespace: rq.namespace, Name: rq.name, Object: obj, Body: body, ContentType: rq.Header.Get("Content-Type")})
 	if err != nil {
 		return toStatus(err, rq.res, rq.name)
 	}

@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -135,4 +136,57 @@ func FuzzUnmarshalBuiltinKinds(f *testing.F) {
 		md := kinds[int(kind)%len(kinds)]
 		fuzzRoundTrip(t, md, b)
 	})
+}
+
+// Inline fields (InlinePrefix): a Volume's source is its own message in
+// protobuf and the Volume's own keys in JSON.
+func TestInlineFields(t *testing.T) {
+	volume := mustDescriptor(t, "k8s.io.api.core.v1.Volume")
+	probe := mustDescriptor(t, "k8s.io.api.core.v1.Probe")
+	tests := []struct {
+		name string
+		md   protoreflect.MessageDescriptor
+		in   string
+		want []byte // Marshal's bytes; nil: not checked
+	}{
+		// name (1) "data", volumeSource (2) {emptyDir (2) {}}
+		{"Volume emptyDir", volume, `{"name":"data","emptyDir":{}}`, []byte{0x0a, 0x04, 'd', 'a', 't', 'a', 0x12, 0x02, 0x12, 0x00}},
+		// an empty source is written, as Go's generated code writes a value field
+		{"Volume no source", volume, `{"name":"x"}`, []byte{0x0a, 0x01, 'x', 0x12, 0x00}},
+		{"Volume configMap", volume, `{"name":"cfg","configMap":{"name":"c","defaultMode":420,"items":[{"key":"a","path":"b"}]}}`, nil},
+		{"Probe httpGet", probe, `{"httpGet":{"path":"/","port":80,"scheme":"HTTP"},"timeoutSeconds":1,"periodSeconds":10}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Marshal(tt.md, obj(t, tt.in))
+			if err != nil {
+				t.Fatalf("Marshal: %v", err)
+			}
+			if tt.want != nil && !bytes.Equal(b, tt.want) {
+				t.Errorf("Marshal: got % x; want % x", b, tt.want)
+			}
+			got, err := Unmarshal(tt.md, b)
+			if err != nil {
+				t.Fatalf("Unmarshal: %v", err)
+			}
+			if g, w := toJSON(t, got), toJSON(t, obj(t, tt.in)); g != w {
+				t.Errorf("round trip: got %s; want %s", g, w)
+			}
+		})
+	}
+	// An error inside an inline field names the parent's key, as JSON has it.
+	_, err := Marshal(volume, obj(t, `{"name":"x","emptyDir":{"sizeLimit":true}}`))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Path != "emptyDir.sizeLimit" {
+		t.Errorf("Marshal of a bad inline value: got %v; want an error at emptyDir.sizeLimit", err)
+	}
+}
+
+func mustDescriptor(t *testing.T, name string) protoreflect.MessageDescriptor {
+	t.Helper()
+	d, err := Files.FindDescriptorByName(protoreflect.FullName(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.(protoreflect.MessageDescriptor)
 }

@@ -15,10 +15,10 @@ import (
 //go:embed descriptors.binpb
 var descriptorSet []byte
 
-// Files holds kapi's descriptors: meta.v1, runtime, intstr, resource and the
-// core.v1, rbac.v1, authorization.v1, authentication.v1 and
-// admissionregistration.v1 messages kapi
-// serves. It is kapi's own registry, not
+// Files holds kapi's descriptors: meta.v1, runtime, intstr, resource, the
+// rbac.v1, authorization.v1, authentication.v1 and admissionregistration.v1
+// messages kapi serves, and the built-in kinds' (core.v1, apps.v1, batch.v1,
+// …; package builtin). It is kapi's own registry, not
 // protoregistry.GlobalFiles, so it never clashes with k8s.io/api linked into
 // the same program. Build descriptors of your own messages that import
 // "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with

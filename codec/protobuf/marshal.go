@@ -58,14 +58,10 @@ func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byt
 	}
 	for _, f := range m.fields {
 		if f.inline {
-			dst = protowire.AppendTag(dst, f.num, protowire.BytesType)
-			start := len(dst)
-			dst = append(dst, 0)
 			var err *Error
-			if dst, err = f.msg.built().appendObject(dst, obj, depth+1); err != nil {
+			if dst, err = f.appendInline(dst, obj, depth); err != nil {
 				return nil, err
 			}
-			dst = fixLen(dst, start)
 			continue
 		}
 		v, ok := obj[f.name]
@@ -78,6 +74,19 @@ func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byt
 		}
 	}
 	return dst, nil
+}
+
+// appendInline writes an inline field (see [InlinePrefix]) from obj, the
+// parent's object.
+func (f *field) appendInline(dst []byte, obj map[string]any, depth int) ([]byte, *Error) {
+	dst = protowire.AppendTag(dst, f.num, protowire.BytesType)
+	start := len(dst)
+	dst = append(dst, 0)
+	dst, err := f.msg.built().appendObject(dst, obj, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	return fixLen(dst, start), nil
 }
 
 // append writes the field with JSON value v.

@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -38,13 +39,6 @@ var specials = map[protoreflect.FullName]special{
 	"k8s.io.api.authorization.v1.ExtraValue":        stringList,
 }
 
-// inlined are the message fields whose JSON form is inlined in their
-// parent's object: Go structs embedded with `json:",inline"` that gogo
-// writes as a field of their own (always, even empty).
-var inlined = map[protoreflect.FullName]bool{
-	"k8s.io.api.admissionregistration.v1.RuleWithOperations.rule": true,
-}
-
 // message is the precomputed table of one message descriptor: built once,
 // on first use, and shared by every Marshal and Unmarshal of that message.
 type message struct {
@@ -72,12 +66,29 @@ type field struct {
 	// JSON null there is "absent", and a special message that reads as null
 	// is left out.
 	nullable bool
-	packed   bool     // repeated scalars: Marshal packs them
-	inline   bool     // a message whose fields are its parent's JSON keys (inlined)
+	packed   bool // repeated scalars: Marshal packs them
+	// inline: a message field whose own fields are the parent's JSON keys,
+	// as Go inlines an embedded struct (Volume.VolumeSource): its
+	// json_name starts with [InlinePrefix].
+	inline   bool
 	msg      *message // message kinds and map values of message kind
 	enum     protoreflect.EnumDescriptor
 	key, val *field // map entries
 }
+
+// InlinePrefix starts the json_name of a message field whose fields are
+// its parent's JSON keys, as Go's encoding/json inlines an embedded struct:
+//
+//	message Volume {
+//	  optional string name = 1;
+//	  VolumeSource volumeSource = 2 [json_name = "-inline-volumeSource"];
+//	}
+//
+//	{"name": "data", "emptyDir": {}}  <->  0a 04 "data" 12 02 (field 2 {emptyDir (field 2) {}})
+//
+// Marshal writes the field (always, as Go's generated code does) from the
+// parent's object; Unmarshal merges its fields into the parent's object.
+const InlinePrefix = "-inline-"
 
 var tables sync.Map // protoreflect.MessageDescriptor -> *message
 
@@ -146,7 +157,7 @@ func newField(fd protoreflect.FieldDescriptor) *field {
 	f.encZero = proto2 || f.decZero
 	f.nullable = fd.HasOptionalKeyword()
 	f.packed = f.list && fd.IsPacked()
-	f.inline = fd.Kind() == protoreflect.MessageKind && !f.list && inlined[fd.FullName()]
+	f.inline = fd.Kind() == protoreflect.MessageKind && !f.list && !f.isMap && strings.HasPrefix(fd.JSONName(), InlinePrefix)
 	switch fd.Kind() {
 	case protoreflect.MessageKind:
 		f.msg = table(fd.Message())

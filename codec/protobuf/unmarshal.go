@@ -84,6 +84,9 @@ func (m *message) decode(d *decoder, b []byte, obj map[string]any, depth int) *E
 		}
 		var err *Error
 		if b, err = f.decodeInto(d, obj, typ, b, depth); err != nil {
+			if f.inline { // its fields are the parent's
+				return err
+			}
 			return err.under(f.name)
 		}
 	}
@@ -139,6 +142,15 @@ func (f *field) decodeInto(d *decoder, obj map[string]any, typ protowire.Type, b
 		}
 		obj[f.name] = append(l, v)
 		return b[n:], nil
+	case f.inline:
+		if typ != protowire.BytesType {
+			return nil, f.wrongWire(typ)
+		}
+		body, n := consumeBytes(b)
+		if n < 0 {
+			return nil, wireError(n)
+		}
+		return b[n:], f.msg.built().decode(d, body, obj, depth+1)
 	case f.msg != nil && f.msg.special == plain:
 		if typ != protowire.BytesType {
 			return nil, f.wrongWire(typ)

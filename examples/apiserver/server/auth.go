@@ -53,7 +53,7 @@ func (a Auth) enabled() bool {
 }
 
 // apply sets the registry options a asks for.
-func (a Auth) apply(ro *registry.Options) error {
+func (a Auth) apply(ro *registry.Options, serviceAccounts authn.TokenAuthenticator) error {
 	switch a.AuthorizationMode {
 	case "", "AlwaysAllow":
 		ro.Authorizer = authz.AlwaysAllow
@@ -77,6 +77,13 @@ func (a Auth) apply(ro *registry.Options) error {
 			return err
 		}
 		opts.Tokens = tokens
+	}
+	if serviceAccounts != nil {
+		if opts.Tokens == nil {
+			opts.Tokens = serviceAccounts
+		} else {
+			opts.Tokens = authn.UnionTokens(opts.Tokens, serviceAccounts)
+		}
 	}
 	if a.ClientCAFile != "" {
 		pool, err := certPool("--client-ca-file", a.ClientCAFile)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kapi-dev/kapi/builtin"
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/registry/admission/webhook"
@@ -29,6 +30,11 @@ type Options struct {
 	// Auth says who may use the server; the zero value lets anyone do
 	// anything.
 	Auth Auth
+	// Builtin configures the built-in kinds (pods, deployments, services,
+	// …; package builtin), which the server serves besides configmaps.
+	// Its Tokens (a new key when nil) sign serviceaccounts/NAME/token's
+	// tokens, which the server's authenticator accepts when Auth is set.
+	Builtin builtin.Options
 }
 
 // ConfigMaps is the core v1 configmaps resource.
@@ -38,6 +44,7 @@ func ConfigMaps() *registry.Resource {
 		ShortNames: []string{"cm"}, Namespaced: true,
 		Protobuf: protobuf.ConfigMap,
 		Schema:   schema.ConfigMap(),
+		Strategy: builtin.ConfigMapStrategy(), // immutable configmaps keep their data
 		Columns: []registry.Column{
 			{Name: "Data", Type: "integer", Description: "Number of entries in data and binaryData", Value: func(obj registry.Object) any {
 				data, _ := obj["data"].(map[string]any)
@@ -89,7 +96,14 @@ func LoopbackServices(_ context.Context, ref webhook.ServiceReference) (*url.URL
 func New(opts Options) (*registry.Registry, error) {
 	ro := opts.Registry
 	ro.Storage = opts.Storage
-	if err := opts.Auth.apply(&ro); err != nil {
+	if opts.Builtin.Tokens == nil {
+		tokens, err := builtin.NewTokens(builtin.TokenOptions{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Builtin.Tokens = tokens
+	}
+	if err := opts.Auth.apply(&ro, opts.Builtin.Tokens); err != nil {
 		return nil, err
 	}
 	if ro.Storage == nil {
@@ -100,6 +114,9 @@ func New(opts Options) (*registry.Registry, error) {
 	}
 	r, err := registry.New(ro)
 	if err != nil {
+		return nil, err
+	}
+	if err := builtin.Register(r, opts.Builtin); err != nil {
 		return nil, err
 	}
 	resources := []*registry.Resource{ConfigMaps(), Widgets()}

@@ -11,6 +11,29 @@ type Resource struct {
 	// Verbs are the verbs it serves; nil means every verb of a stored
 	// resource.
 	Verbs []string
+	// SubresourceKinds are, by name, the kinds and verbs of subresources
+	// that answer with a kind of their own (pods/eviction: policy/v1
+	// Eviction, create); the others answer with the resource's kind
+	// (scale: autoscaling/v1 Scale) and serve get, patch and update.
+	SubresourceKinds map[string]Subresource
+}
+
+// Subresource is what discovery says of one subresource: its response
+// kind ("" group and version: the resource's) and verbs.
+type Subresource struct {
+	Group, Version, Kind string
+	Verbs                []string
+}
+
+// subresource is the response kind and verbs of res's subresource sub.
+func (r Resource) subresource(sub string) Subresource {
+	if s, ok := r.SubresourceKinds[sub]; ok {
+		return s
+	}
+	if sub == "scale" {
+		return Subresource{Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: subresourceVerbs}
+	}
+	return Subresource{Kind: r.Kind, Verbs: subresourceVerbs}
 }
 
 func (r Resource) verbs() []string {
@@ -95,11 +118,9 @@ func ResourceList(group string, v Version) map[string]any {
 			Verbs: res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
 		})
 		for _, sub := range res.Subresources {
-			ar := apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced, Kind: res.Kind, Verbs: subresourceVerbs}
-			if sub == "scale" {
-				ar.Group, ar.Version, ar.Kind = "autoscaling", "v1", "Scale"
-			}
-			resources = append(resources, ar)
+			s := res.subresource(sub)
+			resources = append(resources, apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced,
+				Group: s.Group, Version: s.Version, Kind: s.Kind, Verbs: s.Verbs})
 		}
 	}
 	return map[string]any{
@@ -169,10 +190,11 @@ func Aggregated(groups []Group) List {
 					Verbs:        res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
 				}
 				for _, sub := range res.Subresources {
-					ds := discoverySubresource{Subresource: sub, Verbs: subresourceVerbs,
-						ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}}
-					if sub == "scale" {
-						ds.ResponseKind = groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+					s := res.subresource(sub)
+					ds := discoverySubresource{Subresource: sub, Verbs: s.Verbs,
+						ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: s.Kind}}
+					if s.Group != "" || s.Version != "" {
+						ds.ResponseKind.Group, ds.ResponseKind.Version = s.Group, s.Version
 					}
 					dr.Subresources = append(dr.Subresources, ds)
 				}

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -47,5 +48,36 @@ func TestAggregated(t *testing.T) {
 	}
 	if got := l.Items[0].Versions[1].Resources; got == nil || len(got) != 0 {
 		t.Errorf("empty version's resources: got %#v; want []", got)
+	}
+}
+
+// A subresource with a kind of its own (pods/eviction) is published with
+// its kind and verbs in both documents.
+func TestSubresourceKinds(t *testing.T) {
+	pods := Version{Version: "v1", Resources: []Resource{{
+		Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
+		Subresources:     []string{"status", "eviction"},
+		SubresourceKinds: map[string]Subresource{"eviction": {Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}}},
+	}}}
+	b, _ := json.Marshal(ResourceList("", pods))
+	want := `{"apiVersion":"v1","groupVersion":"v1","kind":"APIResourceList","resources":[` +
+		`{"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},` +
+		`{"name":"pods/status","singularName":"","namespaced":true,"kind":"Pod","verbs":["get","patch","update"]},` +
+		`{"name":"pods/eviction","singularName":"","namespaced":true,"group":"policy","version":"v1","kind":"Eviction","verbs":["create"]}]}`
+	if string(b) != want {
+		t.Errorf("resource list: got %s; want %s", b, want)
+	}
+	subs := Aggregated([]Group{{Versions: []Version{pods}}}).Items[0].Versions[0].Resources[0].Subresources
+	for _, tt := range []struct {
+		i     int
+		kind  groupVersionKind
+		verbs string
+	}{
+		{0, groupVersionKind{"", "v1", "Pod"}, "[get patch update]"},
+		{1, groupVersionKind{"policy", "v1", "Eviction"}, "[create]"},
+	} {
+		if got := subs[tt.i]; got.ResponseKind != tt.kind || fmt.Sprint(got.Verbs) != tt.verbs {
+			t.Errorf("aggregated %s: got %+v %v; want %+v %s", got.Subresource, got.ResponseKind, got.Verbs, tt.kind, tt.verbs)
+		}
 	}
 }

@@ -1,0 +1,210 @@
+package builtin
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/schema"
+)
+
+// behaviours holds what the kinds' strategies share (the Services'
+// allocators) and gives each kind its strategy, columns and generation.
+type behaviours struct {
+	services *services
+	tokens   *Tokens
+	reg      *registry.Registry // set by Register, for the subresources' writes
+}
+
+func newBehaviours(opts Options) (*behaviours, error) {
+	s, err := newServices(opts.ServiceCIDR)
+	if err != nil {
+		return nil, err
+	}
+	return &behaviours{services: s, tokens: opts.Tokens}, nil
+}
+
+// generation lists the kinds whose writes keep metadata.generation, as
+// kube's strategies do (pkg/registry/*/strategy.go; Pods too since
+// PodObservedGenerationTracking).
+var generation = map[string]bool{
+	"pods": true, "podtemplates": true, "replicationcontrollers": true,
+	"deployments": true, "statefulsets": true, "replicasets": true, "daemonsets": true,
+	"jobs": true, "cronjobs": true, "horizontalpodautoscalers": true,
+	"ingresses": true, "ingressclasses": true, "networkpolicies": true, "endpointslices": true,
+	"poddisruptionbudgets": true, "priorityclasses": true,
+}
+
+// selectable are the field selectors kube's kinds support beyond
+// metadata.name and metadata.namespace (their GetAttrs).
+var selectable = map[string][]string{
+	"/pods": {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+		"status.phase", "status.podIP", "status.nominatedNodeName"},
+	"/events": {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+		"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "type"},
+	"events.k8s.io/events": {"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+		"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason", "reportingController", "type"},
+	"/secrets":                {"type"},
+	"/services":               {"spec.clusterIP", "spec.type"},
+	"/replicationcontrollers": {"status.replicas"},
+	"apps/replicasets":        {"status.replicas"},
+	"batch/jobs":              {"status.successful"},
+}
+
+func (b *behaviours) apply(k *kind, res *registry.Resource) {
+	res.Generation = generation[k.Plural]
+	// Copies: Register keeps its own state in a resource's columns, and
+	// registries may be built concurrently.
+	res.SelectableFields = slices.Clone(selectable[k.Group+"/"+k.Plural])
+	res.Columns = slices.Clone(columns[k.Group+"/"+k.Plural])
+	s := &res.Strategy
+	switch k.Group + "/" + k.Plural {
+	case "/pods":
+		res.Subresources = map[string]registry.SubresourceHandler{"binding": b.bind, "eviction": b.evict}
+		s.Default = defaultPod
+		s.PrepareForCreate = preparePodCreate
+		s.ValidateCreate = validatePod
+		s.ValidateUpdate = func(ctx context.Context, o, old registry.Object) []registry.FieldError {
+			return append(validatePod(ctx, o), validatePodUpdate(ctx, o, old)...)
+		}
+	case "/podtemplates":
+		s.Default = func(_ context.Context, o registry.Object) error {
+			defaultPodSpec(getMap(obj(o), "template", "spec"))
+			return nil
+		}
+	case "/services":
+		s.Default = defaultService
+		s.PrepareForCreate = b.services.prepareCreate
+		s.PrepareForUpdate = b.services.prepareUpdate
+		s.ValidateUpdate = b.services.validateUpdate
+		s.AfterDelete = b.services.release
+	case "/serviceaccounts":
+		if b.tokens != nil {
+			res.Subresources = map[string]registry.SubresourceHandler{"token": b.token}
+		}
+	case "/secrets":
+		s.Default = defaultSecret
+		s.ValidateCreate = validateSecret
+		s.ValidateUpdate = validateSecretUpdate
+	case "/replicationcontrollers":
+		s.Default = defaultReplicationController
+		s.ValidateCreate = validateReplicationController
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError {
+			return validateReplicationController(ctx, o)
+		}
+	case "/persistentvolumes":
+		s.Default = defaultPersistentVolume
+		s.PrepareForCreate = preparePersistentVolumeCreate
+	case "/endpoints":
+		s.Default = defaultEndpoints
+	case "/nodes":
+		s.PrepareForCreate = prepareNodeCreate
+	case "/limitranges":
+		s.Default = defaultLimitRange
+	case "discovery.k8s.io/endpointslices":
+		s.Default = defaultEndpointSlice
+	case "networking.k8s.io/networkpolicies":
+		s.Default = defaultNetworkPolicy
+	case "storage.k8s.io/storageclasses":
+		s.Default = defaultStorageClass
+	case "scheduling.k8s.io/priorityclasses":
+		s.Default = defaultPriorityClass
+	case "events.k8s.io/events":
+		s.ValidateCreate = validateEventsV1
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEventsV1(ctx, o) }
+	case "autoscaling/horizontalpodautoscalers":
+		if k.Version == "v1" {
+			s.Default = defaultHPAv1
+		} else {
+			s.Default = defaultHPAv2
+			s.PrepareForCreate = prepareHPAv2Create
+		}
+	case "/persistentvolumeclaims":
+		s.Default = func(_ context.Context, o registry.Object) error {
+			def(ensureMap(obj(o), "spec"), "volumeMode", "Filesystem")
+			return nil
+		}
+		s.PrepareForCreate = func(_ context.Context, o registry.Object) error {
+			o["status"] = map[string]any{"phase": "Pending"}
+			return nil
+		}
+	case "apps/deployments":
+		s.Default = defaultDeployment
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateWorkloadUpdate
+	case "apps/replicasets":
+		s.Default = defaultReplicaSet
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateWorkloadUpdate
+	case "apps/daemonsets":
+		s.Default = defaultDaemonSet
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateWorkloadUpdate
+	case "apps/statefulsets":
+		s.Default = defaultStatefulSet
+		s.ValidateCreate = validateWorkload
+		s.ValidateUpdate = validateStatefulSetUpdate
+	case "batch/jobs":
+		s.Default = defaultJob
+		s.PrepareForCreate = prepareJobCreate
+		s.ValidateCreate = validateJob
+		s.ValidateUpdate = validateJobUpdate
+	case "batch/cronjobs":
+		s.Default = defaultCronJob
+	case "/events":
+		s.ValidateCreate = validateEvent
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEvent(ctx, o) }
+	}
+	if k.Plural == "daemonsets" {
+		s.PrepareForCreate = prepareDaemonSetCreate
+		s.PrepareForUpdate = prepareDaemonSetUpdate
+	}
+	if quants.within(res.Schema, map[*schema.Schema]bool{}) {
+		dflt := s.Default
+		s.Default = func(ctx context.Context, o registry.Object) error {
+			if dflt != nil {
+				if err := dflt(ctx, o); err != nil {
+					return err
+				}
+			}
+			if _, ok := quants.canonicalize(res.Schema, map[string]any(o)); !ok {
+				return statusError(400, "BadRequest", k.Kind+` in version "`+k.Version+`" cannot be handled as a `+k.Kind+
+					`: quantities must match the regular expression '`+quantityRegexp+`'`)
+			}
+			return nil
+		}
+	}
+	if len(res.Subresources) > 0 {
+		res.SubresourceKinds = map[string]registry.SubresourceKind{}
+		for _, sub := range k.Subresources {
+			if _, ok := res.Subresources[sub.Name]; ok {
+				res.SubresourceKinds[sub.Name] = registry.SubresourceKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind, Verbs: sub.Verbs}
+			}
+		}
+	}
+	if res.Status {
+		// A new object's status starts empty, with the zero values Go's
+		// JSON writes for kube's non-pointer fields (the schema's
+		// defaults), before the kind's own.
+		prepare, st := s.PrepareForCreate, res.Schema.Properties["status"]
+		s.PrepareForCreate = func(ctx context.Context, o registry.Object) error {
+			status := map[string]any{}
+			st.ApplyDefaults(status)
+			o["status"] = status
+			if prepare != nil {
+				return prepare(ctx, o)
+			}
+			return nil
+		}
+	}
+}
+
+// validateEvent is kube's rule that a core/v1 Event's involvedObject is
+// in the event's namespace.
+func validateEvent(_ context.Context, o registry.Object) []registry.FieldError {
+	if ns := getString(obj(o), "involvedObject", "namespace"); ns != o.Namespace() {
+		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"}}
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry"
+)
+
+// Pods: kube's defaults (pkg/apis/core/v1/defaults.go SetDefaults_PodSpec,
+// _Container, _Probe, _Pod, the volume sources') and strategy
+// (pkg/registry/core/pod/strategy.go): status starts Pending with its QoS
+// class, and an update may change only the containers' images, the
+// activeDeadlineSeconds and tolerations (additions), as kube's
+// ValidatePodUpdate allows.
+
+// defaultPodSpec fills spec as SetDefaults_PodSpec and what it holds do;
+// it runs for Pods and every pod template.
+func defaultPodSpec(spec map[string]any) {
+	if spec == nil {
+		return
+	}
+	if sa, ok := spec["serviceAccountName"].(string); !ok || sa == "" {
+		if dep, _ := spec["serviceAccount"].(string); dep != "" {
+			spec["serviceAccountName"] = dep
+		}
+	}
+	if sa, _ := spec["serviceAccountName"].(string); sa != "" {
+		spec["serviceAccount"] = sa
+	}
+	def(spec, "dnsPolicy", "ClusterFirst")
+	def(spec, "restartPolicy", "Always")
+	def(spec, "securityContext", map[string]any{})
+	def(spec, "terminationGracePeriodSeconds", num(30))
+	def(spec, "schedulerName", "default-scheduler")
+	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
+		for _, c := range maps(spec, list) {
+			defaultContainer(c)
+		}
+	}
+	for _, v := range maps(spec, "volumes") {
+		defaultVolume(v)
+	}
+}
+
+// defaultContainer is SetDefaults_Container and its probes' defaults.
+func defaultContainer(c map[string]any) {
+	if p, _ := c["imagePullPolicy"].(string); p == "" {
+		c["imagePullPolicy"] = pullPolicy(getString(c, "image"))
+	}
+	def(c, "terminationMessagePath", "/dev/termination-log")
+	def(c, "terminationMessagePolicy", "File")
+	def(c, "resources", map[string]any{})
+	for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
+		p := getMap(c, probe)
+		if p == nil {
+			continue
+		}
+		def(p, "timeoutSeconds", num(1))
+		def(p, "periodSeconds", num(10))
+		def(p, "successThreshold", num(1))
+		def(p, "failureThreshold", num(3))
+		defaultHTTPGet(getMap(p, "httpGet"))
+	}
+	for _, h := range []string{"postStart", "preStop"} {
+		defaultHTTPGet(getMap(c, "lifecycle", h, "httpGet"))
+	}
+	for _, p := range maps(c, "ports") {
+		def(p, "protocol", "TCP")
+	}
+	for _, e := range maps(c, "env") {
+		def(getMap(e, "valueFrom", "fieldRef"), "apiVersion", "v1") // SetDefaults_ObjectFieldSelector
+	}
+}
+
+func defaultHTTPGet(g map[string]any) {
+	def(g, "path", "/")
+	def(g, "scheme", "HTTP")
+}
+
+// pullPolicy is the default imagePullPolicy of an image: Always for
+// ":latest" or no tag, IfNotPresent otherwise (a digest counts as a tag).
+func pullPolicy(image string) string {
+	if strings.Contains(image, "@") {
+		return "IfNotPresent"
+	}
+	tag := ""
+	if i := strings.LastIndex(image, ":"); i >= 0 && !strings.Contains(image[i:], "/") {
+		tag = image[i+1:]
+	}
+	if tag == "" || tag == "latest" {
+		return "Always"
+	}
+	return "IfNotPresent"
+}
+
+// defaultVolume is SetDefaults_Volume and the volume sources' modes.
+func defaultVolume(v map[string]any) {
+	sources := []string{"hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
+		"glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc", "azureFile",
+		"configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected", "portworxVolume", "scaleIO",
+		"storageos", "csi", "ephemeral", "image"}
+	found := false
+	for _, s := range sources {
+		if _, ok := v[s]; ok {
+			found = true
+		}
+	}
+	if !found {
+		v["emptyDir"] = map[string]any{}
+	}
+	for _, s := range []string{"secret", "configMap", "downwardAPI", "projected"} {
+		def(getMap(v, s), "defaultMode", num(420))
+	}
+	items := maps(v, "downwardAPI", "items")
+	for _, src := range maps(v, "projected", "sources") {
+		items = append(items, maps(src, "downwardAPI", "items")...)
+	}
+	for _, it := range items {
+		def(getMap(it, "fieldRef"), "apiVersion", "v1")
+	}
+	def(getMap(v, "hostPath"), "type", "")
+}
+
+// defaultPod is SetDefaults_Pod on top of the spec's defaults.
+func defaultPod(_ context.Context, o registry.Object) error {
+	spec := getMap(obj(o), "spec")
+	defaultPodSpec(spec)
+	def(spec, "enableServiceLinks", true)
+	// What kube-apiserver's Priority admission plugin sets on every pod.
+	def(spec, "priority", num(0))
+	def(spec, "preemptionPolicy", "PreemptLowerPriority")
+	for _, list := range []string{"containers", "initContainers"} {
+		for _, c := range maps(spec, list) {
+			limits := getMap(c, "resources", "limits")
+			if len(limits) == 0 {
+				continue
+			}
+			req := ensureMap(c, "resources", "requests")
+			for k, v := range limits {
+				def(req, k, clone(v))
+			}
+		}
+	}
+	return nil
+}
+
+// preparePodCreate starts a pod's status as kube's PrepareForCreate does.
+func preparePodCreate(_ context.Context, o registry.Object) error {
+	o["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(getMap(obj(o), "spec"))}
+	return nil
+}
+
+// qosClass is kube's QoS class of a pod spec: Guaranteed when every
+// container limits cpu and memory with requests equal to the limits,
+// BestEffort when none requests or limits anything, Burstable otherwise.
+func qosClass(spec map[string]any) string {
+	some, guaranteed := false, true
+	for _, list := range []string{"containers", "initContainers"} {
+		for _, c := range maps(spec, list) {
+			req, lim := getMap(c, "resources", "requests"), getMap(c, "resources", "limits")
+			if len(req) > 0 || len(lim) > 0 {
+				some = true
+			}
+			for _, r := range []string{"cpu", "memory"} {
+				l, ok := lim[r]
+				if !ok || (req[r] != nil && !equal(req[r], l)) {
+					guaranteed = false
+				}
+			}
+		}
+	}
+	switch {
+	case !some:
+		return "BestEffort"
+	case guaranteed:
+		return "Guaranteed"
+	}
+	return "Burstable"
+}
+
+// validatePod is what kube's ValidatePodCreate checks beyond the schema
+// that controllers and users meet first.
+func validatePod(_ context.Context, o registry.Object) []registry.FieldError {
+	return validatePodSpec(getMap(obj(o), "spec"), "spec")
+}
+
+func validatePodSpec(spec map[string]any, path string) []registry.FieldError {
+	var errs []registry.FieldError
+	if len(getList(spec, "containers")) == 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: path + ".containers", Detail: ""})
+	}
+	names := map[string]bool{}
+	for _, list := range []string{"containers", "initContainers"} {
+		for i, c := range maps(spec, list) {
+			p := path + "." + list + "[" + itoa(i) + "]"
+			name := getString(c, "name")
+			if names[name] && name != "" {
+				errs = append(errs, registry.FieldError{Type: validation.TypeDuplicate, Field: p + ".name", Value: name})
+			}
+			names[name] = true
+			if getString(c, "image") == "" {
+				errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: p + ".image"})
+			}
+			errs = append(errs, requestsWithinLimits(c, p)...)
+		}
+	}
+	switch rp := getString(spec, "restartPolicy"); rp {
+	case "Always", "OnFailure", "Never":
+	default:
+		errs = append(errs, registry.FieldError{Type: validation.TypeNotSupported, Field: path + ".restartPolicy", Value: rp, Detail: `supported values: "Always", "OnFailure", "Never"`})
+	}
+	return errs
+}
+
+// podUpdateForbidden is kube's message for a pod update that changes more
+// than it may.
+const podUpdateForbidden = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// validatePodUpdate refuses a change of the pod's spec beyond what kube
+// lets change.
+func validatePodUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
+	spec, oldSpec := clone(getMap(obj(o), "spec")), clone(getMap(obj(old), "spec"))
+	if binding, _ := ctx.Value(bindingKey{}).(bool); binding && getString(oldSpec, "nodeName") == "" {
+		delete(spec.(map[string]any), "nodeName") // pods/binding sets it once
+	}
+	mutable := func(s any) {
+		m, _ := s.(map[string]any)
+		if m == nil {
+			return
+		}
+		for _, list := range []string{"containers", "initContainers"} {
+			for _, c := range maps(m, list) {
+				delete(c, "image")
+			}
+		}
+		delete(m, "activeDeadlineSeconds")
+		delete(m, "tolerations")
+		delete(m, "schedulingGates")
+	}
+	mutable(spec)
+	mutable(oldSpec)
+	if !equal(spec, oldSpec) {
+		return []registry.FieldError{{Type: validation.TypeForbidden, Field: "spec", Detail: podUpdateForbidden}}
+	}
+	return nil
+}
+
+func itoa(i int) string {
+	return num(int64(i)).String()
+}
+
+// requestsWithinLimits is kube's rule that a container requests no more
+// of a resource than it limits.
+func requestsWithinLimits(c map[string]any, path string) []registry.FieldError {
+	limits := getMap(c, "resources", "limits")
+	var errs []registry.FieldError
+	req := getMap(c, "resources", "requests")
+	names := make([]string, 0, len(req))
+	for name := range req {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		l, ok := limits[name]
+		if !ok {
+			continue
+		}
+		rv, ok1 := quantityValue(req[name])
+		lv, ok2 := quantityValue(l)
+		if ok1 && ok2 && rv.Cmp(lv) > 0 {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: path + ".resources.requests", Value: req[name],
+				Detail: fmt.Sprintf("must be less than or equal to %s limit of %s", name, l)})
+		}
+	}
+	return errs
+}

@@ -1,0 +1,84 @@
+package builtin
+
+import (
+	"context"
+	"encoding/base64"
+
+	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry"
+)
+
+// Secrets: type defaults to Opaque; stringData is merged into data
+// (base64) and dropped, as kube's conversion does; the keys a typed
+// secret must hold; and immutable (a secret or configmap marked immutable
+// keeps its data, and the mark).
+
+func defaultSecret(_ context.Context, o registry.Object) error {
+	m := obj(o)
+	if t, _ := m["type"].(string); t == "" {
+		m["type"] = "Opaque"
+	}
+	if sd := getMap(m, "stringData"); sd != nil {
+		data := ensureMap(m, "data")
+		for k, v := range sd {
+			s, _ := v.(string)
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
+	delete(m, "stringData")
+	return nil
+}
+
+// secretKeys are the data keys each secret type requires.
+var secretKeys = map[string][]string{
+	"kubernetes.io/tls":              {"tls.crt", "tls.key"},
+	"kubernetes.io/dockerconfigjson": {".dockerconfigjson"},
+	"kubernetes.io/dockercfg":        {".dockercfg"},
+	"kubernetes.io/basic-auth":       nil,
+	"kubernetes.io/ssh-auth":         {"ssh-privatekey"},
+}
+
+func validateSecret(_ context.Context, o registry.Object) []registry.FieldError {
+	data := getMap(obj(o), "data")
+	var errs []registry.FieldError
+	for _, k := range secretKeys[getString(obj(o), "type")] {
+		if _, ok := data[k]; !ok {
+			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "data[" + k + "]"})
+		}
+	}
+	return errs
+}
+
+func validateSecretUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
+	errs := validateSecret(ctx, o)
+	if t, oldT := getString(obj(o), "type"), getString(obj(old), "type"); t != oldT {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "type", Value: t, Detail: "field is immutable"})
+	}
+	return append(errs, immutableData(o, old, "data")...)
+}
+
+// immutableData refuses changes to the data fields, and to the mark, of
+// an object marked immutable (Secrets, ConfigMaps).
+func immutableData(o, old registry.Object, fields ...string) []registry.FieldError {
+	if was, _ := obj(old)["immutable"].(bool); !was {
+		return nil
+	}
+	var errs []registry.FieldError
+	if is, _ := obj(o)["immutable"].(bool); !is {
+		errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: "immutable", Detail: "field is immutable when `immutable` is set"})
+	}
+	for _, f := range fields {
+		if !equal(obj(o)[f], obj(old)[f]) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: f, Detail: "field is immutable when `immutable` is set"})
+		}
+	}
+	return errs
+}
+
+// ConfigMapStrategy is kube's configmap rule that the registry's
+// configmaps lack: once immutable, data and binaryData stay.
+func ConfigMapStrategy() registry.Strategy {
+	return registry.Strategy{ValidateUpdate: func(_ context.Context, o, old registry.Object) []registry.FieldError {
+		return immutableData(o, old, "data", "binaryData")
+	}}
+}

@@ -1,0 +1,222 @@
+package conformance
+
+import (
+	"slices"
+	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/examples/apiserver/server"
+)
+
+// The built-in subresources that write, through the typed clientset
+// (protobuf bodies): pods/binding, pods/eviction and
+// serviceaccounts/token, whose token the server's authenticator accepts
+// as the service account.
+func TestBuiltinSubresources(t *testing.T) {
+	t.Parallel()
+	srv, ca := authServer(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens))})
+	as := func(token string) *kubernetes.Clientset {
+		cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}, QPS: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	admin := as("admin-token")
+	ctx := testContext(t)
+	const ns = "default"
+
+	t.Run("binding", func(t *testing.T) {
+		pods := admin.CoreV1().Pods(ns)
+		if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: om("bound"), Spec: podSpec()}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		b := &corev1.Binding{ObjectMeta: om("bound"), Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}
+		if err := pods.Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("bind: %v", err)
+		}
+		p, err := pods.Get(ctx, "bound", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scheduled := slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
+			return c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue
+		})
+		if p.Spec.NodeName != "node-1" || !scheduled {
+			t.Errorf("bound pod: nodeName %q, PodScheduled %v; want node-1 and true", p.Spec.NodeName, scheduled)
+		}
+		if err := pods.Bind(ctx, b, metav1.CreateOptions{}); !apierrors.IsConflict(err) {
+			t.Errorf("bind twice: got %v; want Conflict", err)
+		}
+		// A plain update may not move it.
+		p.Spec.NodeName = "node-2"
+		if _, err := pods.Update(ctx, p, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
+			t.Errorf("update nodeName: got %v; want Invalid", err)
+		}
+	})
+
+	t.Run("eviction", func(t *testing.T) {
+		pods := admin.CoreV1().Pods(ns)
+		if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: om("evicted"), Spec: podSpec()}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := admin.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "evicted", Namespace: ns}}); err != nil {
+			t.Fatalf("evict: %v", err)
+		}
+		if _, err := pods.Get(ctx, "evicted", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("get evicted pod: got %v; want NotFound", err)
+		}
+	})
+
+	t.Run("eviction with a disruption budget", func(t *testing.T) {
+		pods := admin.CoreV1().Pods(ns)
+		labels := map[string]string{"app": "guarded"}
+		p, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Labels: labels}, Spec: podSpec()}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Status.Phase = corev1.PodRunning // as a kubelet would
+		if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pdbs := admin.PolicyV1().PodDisruptionBudgets(ns)
+		pdb, err := pdbs.Create(ctx, &policyv1.PodDisruptionBudget{ObjectMeta: om("guard"), Spec: policyv1.PodDisruptionBudgetSpec{
+			MinAvailable: ptrTo(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evict := func() error {
+			return admin.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Namespace: ns}})
+		}
+		// The disruption controller (not kapi's) has not observed it yet.
+		if err := evict(); !apierrors.IsTooManyRequests(err) {
+			t.Fatalf("evict before the budget is observed: got %v; want TooManyRequests", err)
+		}
+		setStatus := func(allowed int32) {
+			pdb, err = pdbs.Get(ctx, "guard", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: allowed, CurrentHealthy: 1 + allowed, DesiredHealthy: 1, ExpectedPods: 1}
+			if pdb, err = pdbs.UpdateStatus(ctx, pdb, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setStatus(0)
+		if err := evict(); !apierrors.IsTooManyRequests(err) {
+			t.Fatalf("evict with no disruption allowed: got %v; want TooManyRequests", err)
+		}
+		setStatus(1)
+		if err := evict(); err != nil {
+			t.Fatalf("evict with one disruption allowed: %v", err)
+		}
+		if _, err := pods.Get(ctx, "guarded", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("get evicted pod: got %v; want NotFound", err)
+		}
+		got, err := pdbs.Get(ctx, "guard", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := got.Status.DisruptedPods["guarded"]; got.Status.DisruptionsAllowed != 0 || !ok {
+			t.Errorf("budget after the eviction: allowed %d, disrupted %v; want 0 and the pod", got.Status.DisruptionsAllowed, got.Status.DisruptedPods)
+		}
+	})
+
+	t.Run("token", func(t *testing.T) {
+		sas := admin.CoreV1().ServiceAccounts(ns)
+		sa, err := sas.Create(ctx, &corev1.ServiceAccount{ObjectMeta: om("robot")}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := sas.CreateToken(ctx, "robot", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(600))}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create token: %v", err)
+		}
+		if tr.Status.Token == "" || tr.Status.ExpirationTimestamp.Time.IsZero() {
+			t.Fatalf("token request status: %+v; want a token and its expiry", tr.Status)
+		}
+		if _, err := sas.CreateToken(ctx, "robot", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(60))}}, metav1.CreateOptions{}); !apierrors.IsInvalid(err) {
+			t.Errorf("token for 60s: got %v; want Invalid (at least 10 minutes)", err)
+		}
+		ssr, err := as(tr.Status.Token).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("self subject review with the token: %v", err)
+		}
+		u := ssr.Status.UserInfo
+		if u.Username != "system:serviceaccount:default:robot" || u.UID != string(sa.UID) ||
+			!slices.Contains(u.Groups, "system:serviceaccounts") || !slices.Contains(u.Groups, "system:serviceaccounts:default") {
+			t.Errorf("token's user: %+v; want system:serviceaccount:default:robot, uid %s, in system:serviceaccounts and system:serviceaccounts:default", u, sa.UID)
+		}
+		if _, err := as(tr.Status.Token+"x").CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); !apierrors.IsUnauthorized(err) {
+			t.Errorf("a tampered token: got %v; want Unauthorized", err)
+		}
+	})
+}
+
+// The field selectors kube's kinds support: pods by node and phase,
+// events by involved object (kubectl describe's), secrets by type.
+func TestBuiltinFieldSelectors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := testContext(t)
+	cs := newClientset(t, e)
+	ns := e.namespace(t, "selectors")
+	for _, p := range []*corev1.Pod{
+		{ObjectMeta: om("on-a"), Spec: corev1.PodSpec{NodeName: "a", Containers: podSpec().Containers}},
+		{ObjectMeta: om("on-b"), Spec: corev1.PodSpec{NodeName: "b", Containers: podSpec().Containers}},
+	} {
+		if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := &corev1.Event{ObjectMeta: om("ev"), InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "on-a", Namespace: ns}, Reason: "Pulled", Type: "Normal"}
+	if _, err := cs.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, selector string
+		list           func(metav1.ListOptions) ([]string, error)
+		want           []string
+	}{
+		{"pods on node a", "spec.nodeName=a", podNames(t, cs, ns), []string{"on-a"}},
+		{"pods Pending", "status.phase=Pending", podNames(t, cs, ns), []string{"on-a", "on-b"}},
+		{"events of on-a", "involvedObject.name=on-a,involvedObject.kind=Pod", func(o metav1.ListOptions) ([]string, error) {
+			l, err := cs.CoreV1().Events(ns).List(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			var out []string
+			for _, e := range l.Items {
+				out = append(out, e.Name)
+			}
+			return out, nil
+		}, []string{"ev"}},
+	} {
+		got, err := tt.list(metav1.ListOptions{FieldSelector: tt.selector})
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s (%s): got %v, %v; want %v", tt.name, tt.selector, got, err, tt.want)
+		}
+	}
+}
+
+func podNames(t *testing.T, cs *kubernetes.Clientset, ns string) func(metav1.ListOptions) ([]string, error) {
+	return func(o metav1.ListOptions) ([]string, error) {
+		l, err := cs.CoreV1().Pods(ns).List(testContext(t), o)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, p := range l.Items {
+			out = append(out, p.Name)
+		}
+		return out, nil
+	}
+}
