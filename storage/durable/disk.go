@@ -55,15 +55,18 @@ type disk struct {
 	path string
 }
 
-// boltOptions: fsync on every commit (bbolt's default), a freelist kept in
-// memory and rebuilt at open (as etcd runs bbolt: commits write less), and
-// a bounded wait for the file lock held by another process.
+// boltOptions: fsync on every commit (bbolt's default), and a bounded
+// wait for the file lock held by another process. The freelist is
+// written with every commit (unlike etcd, which rebuilds it at open):
+// rebuilding it reads every page in a goroutine of bbolt's own, where a
+// page past the end of a truncated file faults beyond recovery; read
+// from its page, it is read in Open's goroutine, where openBolt turns
+// the fault into ErrCorrupt.
 func boltOptions(readOnly bool) *bolt.Options {
 	return &bolt.Options{
-		Timeout:        time.Second,
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
-		ReadOnly:       readOnly,
+		Timeout:      time.Second,
+		FreelistType: bolt.FreelistMapType,
+		ReadOnly:     readOnly,
 	}
 }
 
@@ -103,6 +106,9 @@ func openBolt(path string, readOnly bool) (db *bolt.DB, err error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: err}
+	}
+	if info.Size() == 0 { // bbolt would make it a new, empty database
+		return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: errors.New("the file is empty")}
 	}
 	db, err = bolt.Open(path, 0o600, boltOptions(readOnly))
 	if err != nil {

@@ -19,7 +19,7 @@ var (
 // the sentinels above) with which path, and the underlying cause.
 type OpenError struct {
 	Path  string
-	Err   error // ErrNotWritable or ErrCorrupt
+	Err   error // ErrNotWritable, ErrCorrupt or ErrDataExists
 	Cause error
 }
 

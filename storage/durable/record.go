@@ -79,6 +79,10 @@ func (d *decoder) uvarint() uint64 {
 		d.err = fmt.Errorf("%w: truncated number", errRecord)
 		return 0
 	}
+	if n != len(binary.AppendUvarint(nil, v)) {
+		d.err = fmt.Errorf("%w: number not in its shortest form", errRecord)
+		return 0
+	}
 	d.b = d.b[n:]
 	return v
 }
