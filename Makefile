@@ -11,11 +11,11 @@ test: lint unit conformance
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-# The Go modules besides the core: the etcd3 backend, CEL rules, the
-# real-client conformance checks, the side-by-side benchmarks and the
-# reference implementations' start-up (kube-apiserver built from
-# k8s.io/kubernetes).
-MODULES = storage/etcd3 cel conformance bench reference
+# The Go modules besides the core: the etcd3 backend, the durable backend
+# (bbolt), CEL rules, the real-client conformance checks, the side-by-side
+# benchmarks and the reference implementations' start-up (kube-apiserver
+# built from k8s.io/kubernetes).
+MODULES = storage/etcd3 storage/durable cel conformance bench reference
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -32,16 +32,18 @@ lint:
 unit:
 	$(GO) test -race -count 1 ./...
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
+	cd storage/durable && $(GO) test -race -count 1 ./...
 	cd cel && $(GO) test -race -count 1 ./...
 	cd bench && $(GO) test -count 1 ./...
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
-## on the in-memory store, on etcd3 (an embedded etcd) and on the watch cache in front of etcd3.
+## on the in-memory store, on etcd3 (an embedded etcd), on the watch cache in front of etcd3 and on the durable store (bbolt, synced).
 conformance:
 	cd conformance && $(GO) test -race -count 1 ./...
 	cd conformance && KAPI_CONFORMANCE_STORAGE=etcd3 $(GO) test -race -count 1 ./...
 	cd conformance && KAPI_CONFORMANCE_STORAGE=cache+etcd3 $(GO) test -race -count 1 ./...
+	cd conformance && KAPI_CONFORMANCE_STORAGE=durable $(GO) test -race -count 1 ./...
 
 ## bench: every benchmark, with allocations (the conformance module holds the side-by-side codec benchmarks against apimachinery).
 bench:
@@ -54,9 +56,9 @@ bench:
 bench-compare:
 	cd bench && $(GO) run ./cmd/compare -n 10000 -out ../BENCHMARKS.md
 
-## fuzz: each fuzz target of the core module, storage/etcd3 and cel for FUZZTIME.
+## fuzz: each fuzz target of the core module, storage/etcd3, storage/durable and cel for FUZZTIME.
 fuzz:
-	@for mod in . storage/etcd3 cel; do \
+	@for mod in . storage/etcd3 storage/durable cel; do \
 	  for pkg in $$(cd $$mod && $(GO) list ./...); do \
 	    for f in $$(cd $$mod && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	      echo "fuzz $$pkg $$f"; \
