@@ -70,12 +70,16 @@ fuzz:
 .PHONY: stress
 STRESS_OPS ?= 500000
 
-## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run.
+STRESS_RESTARTS ?= 40
+
+## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run. Then the durable store's crash test: STRESS_RESTARTS kills (SIGKILL) of its server under writers, loopback only, the history across them checked (`make test` runs 3).
 stress:
 	KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^TestLinearizable' -v ./storage/storagetest/
 	@if [ -f storage/etcd3/go.mod ]; then \
 	  cd storage/etcd3 && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v ./...; \
 	fi
+	cd storage/durable && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v .
+	cd storage/durable && KAPI_CRASH_RESTARTS=$(STRESS_RESTARTS) $(GO) test -count 1 -timeout 30m -run '^TestCrash$$' -v ./cmd/apiserver/
 
 .PHONY: proto
 ## proto: regenerate codec/protobuf's committed descriptor set from its .proto files (needs protoc; building and testing do not).
