@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,7 +74,10 @@ func TestCrash(t *testing.T) {
 		p.cmd.Wait()
 	}
 	ops := h.operations()
-	res, info := porcupine.CheckOperationsVerbose(crashModel.ToModel(), ops, time.Minute)
+	if err := revisionsIncrease(ops); err != nil {
+		t.Fatal(err)
+	}
+	res, info := porcupine.CheckOperationsVerbose(crashModel.ToModel(), ops, 5*time.Minute)
 	t.Logf("%d restarts, %d operations (%d cut by a kill): %s", restarts, len(ops), h.cut, res)
 	if res != porcupine.Ok {
 		path := filepath.Join(t.TempDir(), "history.html")
@@ -175,6 +180,7 @@ const (
 	rExists
 	rConflict
 	rUnknown // cut by a kill (or any other unexpected answer): happened or not
+	rBad     // a list that failed, or held an object no client could write: never legal
 )
 
 type crashOut struct {
@@ -194,14 +200,74 @@ type crashSlot struct {
 
 type crashState struct {
 	keys   [crashKeys]crashSlot
-	maxRev uint64 // the highest revision known to be written
+	maxRev uint64 // the highest revision known to be written (in a partition: of its key)
+}
+
+// byKey splits a history into one per key; a list becomes a get of each
+// key, answered by its item (or not found).
+func byKey(ops []porcupine.Operation) [][]porcupine.Operation {
+	parts := make([][]porcupine.Operation, crashKeys)
+	for _, op := range ops {
+		in, out := op.Input.(crashIn), op.Output.(crashOut)
+		if in.kind != cList {
+			parts[in.key] = append(parts[in.key], op)
+			continue
+		}
+		for k := range crashKeys {
+			get := op
+			get.Input = crashIn{kind: cGet, key: k}
+			switch it := out.items[k]; {
+			case out.res != rOK:
+				get.Output = out
+			case it.live:
+				get.Output = crashOut{res: rOK, value: it.value, rev: it.rev}
+			default:
+				get.Output = crashOut{res: rNotFound}
+			}
+			parts[k] = append(parts[k], get)
+		}
+	}
+	return parts
+}
+
+// revisionsIncrease checks that the revisions of acknowledged creates
+// and updates follow real time across keys and restarts: a write that
+// started after another returned has a higher revision.
+func revisionsIncrease(ops []porcupine.Operation) error {
+	var writes []porcupine.Operation
+	for _, op := range ops {
+		if k := op.Input.(crashIn).kind; (k == cCreate || k == cUpdate) && op.Output.(crashOut).res == rOK {
+			writes = append(writes, op)
+		}
+	}
+	byReturn := slices.Clone(writes)
+	slices.SortFunc(byReturn, func(a, b porcupine.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	slices.SortFunc(writes, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	var done int
+	var highest porcupine.Operation // the highest revision among the writes returned so far
+	for _, w := range writes {
+		for ; done < len(byReturn) && byReturn[done].Return < w.Call; done++ {
+			if r := byReturn[done]; highest.Output == nil || r.Output.(crashOut).rev > highest.Output.(crashOut).rev {
+				highest = r
+			}
+		}
+		if highest.Output != nil && w.Output.(crashOut).rev <= highest.Output.(crashOut).rev {
+			return fmt.Errorf("a write at revision %d started after one at revision %d returned", w.Output.(crashOut).rev, highest.Output.(crashOut).rev)
+		}
+	}
+	return nil
 }
 
 // crashModel: every answered operation must agree with the state; an
 // operation cut by a kill leads to two states, as if it happened and as
 // if it did not.
+//
+// Keys are independent in the model, so the history is checked key by
+// key (a list is a read of every key); revisionsIncrease checks the
+// order of revisions across keys.
 var crashModel = porcupine.NondeterministicModel{
-	Init: func() []any { return []any{crashState{}} },
+	Partition: byKey,
+	Init:      func() []any { return []any{crashState{}} },
 	Step: func(s, in, out any) []any {
 		return crashStep(s.(crashState), in.(crashIn), out.(crashOut))
 	},
@@ -212,6 +278,9 @@ var crashModel = porcupine.NondeterministicModel{
 }
 
 func crashStep(st crashState, in crashIn, out crashOut) []any {
+	if out.res == rBad {
+		return nil
+	}
 	one := func(ok bool, s crashState) []any {
 		if ok {
 			return []any{s}
@@ -440,7 +509,7 @@ func (c *crashClient) list() {
 		for _, it := range obj.Items {
 			k, err := strconv.Atoi(strings.TrimPrefix(it.Metadata.Name, "c"))
 			if err != nil || k < 0 || k >= crashKeys || out.items[k].live {
-				out = crashOut{res: rUnknown} // an object no client wrote: fails the check below
+				out = crashOut{res: rBad} // an object no client wrote
 				break
 			}
 			rev, _ := strconv.ParseUint(it.Metadata.ResourceVersion, 10, 64)
@@ -448,8 +517,7 @@ func (c *crashClient) list() {
 		}
 	}
 	if out.res != rOK {
-		c.h.add(c.id, crashIn{kind: cList}, call, crashOut{res: rNotFound}) // fails the model: a list must succeed
-		return
+		out = crashOut{res: rBad} // a list after a start must succeed
 	}
 	c.h.add(c.id, crashIn{kind: cList}, call, out)
 }

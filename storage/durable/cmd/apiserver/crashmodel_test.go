@@ -49,11 +49,23 @@ func TestCrashModel(t *testing.T) {
 		}, false},
 		{"revision goes back after a restart", []op{
 			{1, 2, crashIn{kind: cCreate, key: 0, value: "a"}, crashOut{res: rOK, rev: 5}},
+			{3, 4, crashIn{kind: cDelete, key: 0}, crashOut{res: rOK}},
+			{5, 6, crashIn{kind: cCreate, key: 0, value: "b"}, crashOut{res: rOK, rev: 4}},
+		}, false},
+		{"revision goes back on another key", []op{
+			{1, 2, crashIn{kind: cCreate, key: 0, value: "a"}, crashOut{res: rOK, rev: 5}},
 			{3, 4, crashIn{kind: cCreate, key: 1, value: "b"}, crashOut{res: rOK, rev: 4}},
 		}, false},
+		{"concurrent writes in either order", []op{
+			{1, 4, crashIn{kind: cCreate, key: 0, value: "a"}, crashOut{res: rOK, rev: 5}},
+			{2, 3, crashIn{kind: cCreate, key: 1, value: "b"}, crashOut{res: rOK, rev: 4}},
+		}, true},
 		{"list with an object nobody wrote", []op{
 			{1, 2, crashIn{kind: cCreate, key: 0, value: "a"}, crashOut{res: rOK, rev: 5}},
 			{3, 4, crashIn{kind: cList}, crashOut{res: rOK, items: [crashKeys]crashSlot{live("a", 5), live("x", 3)}}},
+		}, false},
+		{"failed list", []op{
+			{1, 2, crashIn{kind: cList}, crashOut{res: rBad}},
 		}, false},
 		{"list of what was written", []op{
 			{1, 2, crashIn{kind: cCreate, key: 0, value: "a"}, crashOut{res: rOK, rev: 5}},
@@ -70,7 +82,8 @@ func TestCrashModel(t *testing.T) {
 				}
 				ops = append(ops, porcupine.Operation{ClientId: i, Input: o.in, Call: o.call, Output: o.out, Return: ret})
 			}
-			if got := porcupine.CheckOperations(crashModel.ToModel(), ops); got != tt.want {
+			got := porcupine.CheckOperations(crashModel.ToModel(), ops) && revisionsIncrease(ops) == nil
+			if got != tt.want {
 				t.Fatalf("linearizable: %v; want %v", got, tt.want)
 			}
 		})
