@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -113,8 +115,11 @@ func openBolt(path string, readOnly bool) (db *bolt.DB, err error) {
 	db, err = bolt.Open(path, 0o600, boltOptions(readOnly))
 	if err != nil {
 		sentinel := ErrCorrupt
-		if errors.Is(err, os.ErrPermission) {
+		switch {
+		case errors.Is(err, os.ErrPermission):
 			sentinel = ErrNotWritable
+		case errors.Is(err, bolt.ErrTimeout):
+			sentinel = ErrLocked
 		}
 		return nil, &OpenError{Path: path, Err: sentinel, Cause: err}
 	}
@@ -291,44 +296,87 @@ func (d *disk) commit(first uint64, records [][]byte, fold uint64) error {
 				return err
 			}
 		}
-		return foldTx(tx, fold)
+		_, err := foldTx(tx, fold)
+		return err
 	})
 }
 
-// foldTx moves the log's changes at and before to into the state bucket.
-func foldTx(tx *bolt.Tx, to uint64) error {
+// foldChunk bounds the changes one transaction folds: bbolt keeps the
+// nodes a transaction touches in memory until Commit, where a node that
+// grew by k inserts costs O(k²) moves, so a large compaction is many
+// small transactions (and a batch folds at most this much besides its
+// writes).
+const foldChunk = 2048
+
+// foldTx moves at most foldChunk of the log's changes at and before to
+// into the state bucket, in key order (the latest change of each key
+// wins), and reports whether changes at or before to remain.
+func foldTx(tx *bolt.Tx, to uint64) (more bool, err error) {
 	meta := tx.Bucket(bucketMeta)
 	base, _ := binary.Uvarint(meta.Get(keyBase))
 	if to <= base {
-		return nil
+		return false, nil
 	}
-	state := tx.Bucket(bucketState)
+	type folded struct {
+		rev  uint64
+		op   byte
+		body []byte
+	}
+	latest := map[string]folded{}
+	var revs [][]byte
+	last := base
 	c := tx.Bucket(bucketLog).Cursor()
-	for k, v := c.First(); k != nil && binary.BigEndian.Uint64(k) <= to; k, v = c.First() {
+	for k, v := c.First(); k != nil && len(revs) < foldChunk; k, v = c.Next() {
 		rev := binary.BigEndian.Uint64(k)
+		if rev > to {
+			break
+		}
 		op, o, err := decodeChange(v)
 		if err != nil {
-			return fmt.Errorf("log at %d: %w", rev, err)
+			return false, fmt.Errorf("log at %d: %w", rev, err)
 		}
-		switch op {
-		case opPut:
-			err = state.Put([]byte(o.Key), stateRecord(rev, v[1:]))
-		case opDelete:
-			err = state.Delete([]byte(o.Key))
+		latest[o.Key] = folded{rev, op, slices.Clone(v[1:])}
+		revs = append(revs, slices.Clone(k))
+		last = rev
+	}
+	state := tx.Bucket(bucketState)
+	state.FillPercent = 0.9
+	for _, key := range slices.Sorted(maps.Keys(latest)) {
+		f := latest[key]
+		if f.op == opDelete {
+			err = state.Delete([]byte(key))
+		} else {
+			err = state.Put([]byte(key), stateRecord(f.rev, f.body))
 		}
+		if err != nil {
+			return false, err
+		}
+	}
+	log := tx.Bucket(bucketLog)
+	for _, k := range revs {
+		if err := log.Delete(k); err != nil {
+			return false, err
+		}
+	}
+	if last == base { // the log ends before to: nothing to fold
+		return false, nil
+	}
+	return last < to, meta.Put(keyBase, uvarint(last))
+}
+
+// fold compacts the file to rev, in transactions of foldChunk changes.
+func (d *disk) fold(rev uint64) error {
+	for more := true; more; {
+		err := d.db.Update(func(tx *bolt.Tx) error {
+			var err error
+			more, err = foldTx(tx, rev)
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		if err := c.Delete(); err != nil {
-			return err
-		}
 	}
-	return meta.Put(keyBase, uvarint(to))
-}
-
-// fold compacts the file to rev.
-func (d *disk) fold(rev uint64) error {
-	return d.db.Update(func(tx *bolt.Tx) error { return foldTx(tx, rev) })
+	return nil
 }
 
 // revision reads the committed revision.

@@ -13,13 +13,16 @@ var (
 	// ErrCorrupt: the file is damaged (truncated, overwritten) or is not
 	// a kapi database. Nothing was read from it: restore a backup.
 	ErrCorrupt = errors.New("durable: data file damaged")
+	// ErrLocked: another process (or another Store of this one) has the
+	// file open.
+	ErrLocked = errors.New("durable: data file in use by another store")
 )
 
 // OpenError is the error of Open and Restore: what went wrong (one of
 // the sentinels above) with which path, and the underlying cause.
 type OpenError struct {
 	Path  string
-	Err   error // ErrNotWritable, ErrCorrupt or ErrDataExists
+	Err   error // ErrNotWritable, ErrCorrupt, ErrLocked or ErrDataExists
 	Cause error
 }
 

@@ -255,3 +255,18 @@ func copyExecutable(src, dst string) error {
 	}
 	return os.WriteFile(dst, b, 0o755)
 }
+
+// TestOpenLocked: a second store on a data directory in use is refused
+// (ErrLocked) rather than sharing the file.
+func TestOpenLocked(t *testing.T) {
+	dir := t.TempDir()
+	open(t, dir, durable.Options{})
+	s, err := durable.Open(dir, durable.Options{})
+	if err == nil {
+		s.Close()
+		t.Fatal("a second Open of a directory in use succeeded; want ErrLocked")
+	}
+	if !errors.Is(err, durable.ErrLocked) {
+		t.Fatalf("second Open: %v; want ErrLocked", err)
+	}
+}
