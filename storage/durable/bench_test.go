@@ -177,12 +177,14 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	defer s.Close()
 	ctx := context.Background()
+	next := 0
 	b.Run("create", func(b *testing.B) {
 		start := time.Now()
-		for i := range b.N {
-			if _, err := s.Create(ctx, benchObject(i)); err != nil {
+		for range b.N {
+			if _, err := s.Create(ctx, benchObject(next)); err != nil {
 				b.Fatal(err)
 			}
+			next++
 		}
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
 	})
