@@ -119,4 +119,3 @@ func waitInformersSynced(ctx context.Context, f informers.SharedInformerFactory)
 	}
 	return true
 }
-
