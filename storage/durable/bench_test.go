@@ -2,11 +2,13 @@ package durable
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,13 +112,23 @@ func heapOf(build func() any) uint64 {
 	return after.HeapAlloc - before.HeapAlloc
 }
 
+var openObjects = flag.String("open.objects", "100000", "BenchmarkOpen's store sizes, comma-separated")
+
 // BenchmarkOpen opens a store of n 2 KiB objects: the start-up time
 // (ns/op), the file's bytes and the heap per object, beside the encoded
 // size of an object. "log": the n creates are all in the history (the
 // first 5 minutes after writing them); "compacted": all folded into the
 // state. memory: the memory store holding the same objects, for its heap.
 func BenchmarkOpen(b *testing.B) {
-	for _, n := range []int{100_000} {
+	var sizes []int
+	for _, f := range strings.Split(*openObjects, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			b.Fatalf("-open.objects: %v", err)
+		}
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
 		for _, compacted := range []bool{false, true} {
 			b.Run(fmt.Sprintf("objects=%d/%s", n, map[bool]string{false: "log", true: "compacted"}[compacted]), func(b *testing.B) {
 				dir, encoded := filledDir(b, n, compacted)

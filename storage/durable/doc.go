@@ -37,16 +37,18 @@
 //     revisions, the same history for watches and Exact reads, and the
 //     same current state. Compact(C) and the history bounds (Options.History
 //     by age, MaxEvents by count, as the memory store's) fold the log up
-//     to the memory store's oldest revision into the state and delete it;
-//     a read or watch before it is then ErrExpired (410), across restarts
-//     too, as etcd answers.
+//     to the memory store's oldest revision into the state and delete it
+//     (at most 2048 changes a transaction, in key order); a read or watch
+//     before it is then ErrExpired (410), across restarts too, as etcd
+//     answers.
 //   - Faults are loud. A commit the disk refuses (full, I/O error) fails
 //     its writes with storage.ErrUnavailable (503, nothing changed) and
 //     the store goes on; should the failed commit have reached the file
 //     anyway (its meta page written), writes stop until the store is
 //     reopened, as memory and disk may then disagree. Open refuses a
-//     directory it cannot write (ErrNotWritable) and a damaged file
-//     (ErrCorrupt: truncated, overwritten, empty, not kapi's), and never
+//     directory it cannot write (ErrNotWritable), a file another store has
+//     open (ErrLocked) and a damaged file (ErrCorrupt: truncated,
+//     overwritten, empty, not kapi's), and never
 //     re-initializes or half-reads one: a new file is created beside its
 //     name and renamed into place, so an empty file is damage.
 //   - Backup is a bbolt read transaction copied out while the store

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,5 +212,39 @@ func TestCompactionSurvivesRestart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLargeCompaction: a compaction of more changes than one
+// transaction folds (many writers' creates, then Compact) keeps every
+// object, across a restart.
+func TestLargeCompaction(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, durable.Options{})
+	const writers, each = 32, 160 // 5120 creates: more than two folds' worth
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := s.Create(t.Context(), obj(fmt.Sprintf("/k/%02d/%03d", w, i), "v")); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rev, _ := s.Revision(t.Context())
+	if err := s.Compact(t.Context(), rev); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, dir, durable.Options{})
+	res, err := s.List(t.Context(), "/k/", storage.ListOptions{Match: rv.Exact, Revision: rev})
+	if err != nil || len(res.Items) != writers*each {
+		t.Fatalf("list at the compacted revision %d after reopening: %d items, %v; want %d", rev, len(res.Items), err, writers*each)
+	}
+	if _, err := listAt(t, s, rev-1); !errors.Is(err, storage.ErrExpired) {
+		t.Fatalf("list before the compaction: %v; want ErrExpired", err)
 	}
 }
