@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -121,7 +122,7 @@ func openBolt(path string, readOnly bool) (db *bolt.DB, err error) {
 		switch {
 		case errors.Is(err, os.ErrPermission):
 			sentinel = ErrNotWritable
-		case errors.Is(err, bolt.ErrTimeout):
+		case errors.Is(err, berrors.ErrTimeout):
 			sentinel = ErrLocked
 		}
 		return nil, &OpenError{Path: path, Err: sentinel, Cause: err}
