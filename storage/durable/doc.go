@@ -35,7 +35,9 @@
 //     state into a memory store started at B (memory.Options.Revision and
 //     Objects) and replays the log through it, which rebuilds the same
 //     revisions, the same history for watches and Exact reads, and the
-//     same current state. Compact(C) and the history bounds (Options.History
+//     same current state. (Changes beyond the history's bound on count,
+//     MaxEvents, go straight into the loaded state: the memory store
+//     would drop them at once.) Compact(C) and the history bounds (Options.History
 //     by age, MaxEvents by count, as the memory store's) fold the log up
 //     to the memory store's oldest revision into the state and delete it
 //     (at most 2048 changes a transaction, in key order); a read or watch

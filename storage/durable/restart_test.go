@@ -248,3 +248,50 @@ func TestLargeCompaction(t *testing.T) {
 		t.Fatalf("list before the compaction: %v; want ErrExpired", err)
 	}
 }
+
+// TestOpenBoundsHistory: a store reopened with a smaller MaxEvents than
+// its file's log holds keeps the state whole and the last MaxEvents
+// changes as history, for reads and watches; older revisions are
+// ErrExpired.
+func TestOpenBoundsHistory(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, durable.Options{})
+	h, state := history{}, map[string]string{}
+	for i := range 100 {
+		write(t, s, h, state, fmt.Sprintf("+/k/%03d=%d", i, i))
+		if i%3 == 0 {
+			write(t, s, h, state, fmt.Sprintf("-/k/%03d", i))
+		}
+	}
+	last, _ := s.Revision(t.Context())
+	s.Close()
+
+	const keep = 40
+	s = open(t, dir, durable.Options{MaxEvents: keep})
+	if rev, _ := s.Revision(t.Context()); rev != last {
+		t.Fatalf("revision %d after reopening; want %d", rev, last)
+	}
+	for _, at := range []uint64{last, last - keep} {
+		if got, err := listAt(t, s, at); err != nil || !maps.Equal(got, h[at]) {
+			t.Fatalf("list at %d: %d keys, %v; want %d keys", at, len(got), err, len(h[at]))
+		}
+	}
+	if _, err := listAt(t, s, last-keep-1); !errors.Is(err, storage.ErrExpired) {
+		t.Fatalf("list at %d, before the kept history: %v; want ErrExpired", last-keep-1, err)
+	}
+	w, err := s.Watch(t.Context(), "/", storage.WatchOptions{Recursive: true, Revision: last - keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for want := last - keep + 1; want <= last; want++ {
+		select {
+		case e := <-w.ResultChan():
+			if e.Revision != want {
+				t.Fatalf("watch event at %d; want %d", e.Revision, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no event at %d", want)
+		}
+	}
+}

@@ -90,6 +90,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		d.db.Close()
 		return nil, err
 	}
+	base, state, log = trimLog(base, state, log, opts.MaxEvents)
 	mem := memory.New(memory.Options{
 		History:          opts.History,
 		MaxEvents:        opts.MaxEvents,
@@ -119,6 +120,45 @@ func Open(dir string, opts Options) (*Store, error) {
 	s.cond.L = &s.mu
 	go s.commitLoop()
 	return s, nil
+}
+
+// trimLog applies to the state the changes the memory store's history
+// would drop at once for its bound on count (maxEvents, 0 for the
+// default): replaying them would only build a history to forget. The
+// file catches up at the next commit, which folds its log up to the
+// memory store's oldest revision.
+func trimLog(base uint64, state []storage.Object, log []change, maxEvents int) (uint64, []storage.Object, []change) {
+	if maxEvents <= 0 {
+		maxEvents = watch.DefaultMaxEvents
+	}
+	skip := len(log) - maxEvents
+	if skip <= 0 {
+		return base, state, log
+	}
+	at := make(map[string]int, len(state))
+	for i, o := range state {
+		at[o.Key] = i
+	}
+	for _, c := range log[:skip] {
+		i, ok := at[c.obj.Key]
+		switch {
+		case c.op == opDelete && ok:
+			state[i] = storage.Object{} // removed below
+			delete(at, c.obj.Key)
+		case c.op == opPut && ok:
+			state[i] = c.obj
+		case c.op == opPut:
+			at[c.obj.Key] = len(state)
+			state = append(state, c.obj)
+		}
+	}
+	kept := state[:0]
+	for _, o := range state {
+		if o.Key != "" {
+			kept = append(kept, o)
+		}
+	}
+	return log[skip-1].rev, kept, log[skip:]
 }
 
 // apply makes a committed change in mem, which must give it revision rev.
