@@ -78,8 +78,9 @@ var _ storage.Interface = (*Store)(nil)
 
 // Open opens the store kept in dir (created if needed), reading its
 // state and history into memory. Errors are *OpenError values: the
-// directory is not writable (ErrNotWritable) or the file is damaged
-// (ErrCorrupt); nothing is changed on disk then.
+// directory is not writable (ErrNotWritable), another store has the file
+// open (ErrLocked) or the file is damaged (ErrCorrupt); the file is left
+// as it was then.
 func Open(dir string, opts Options) (*Store, error) {
 	d, err := openDisk(dir)
 	if err != nil {
