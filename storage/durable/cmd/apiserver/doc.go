@@ -13,7 +13,14 @@
 // and a watch from a resourceVersion written before the restart resumes
 // without a relist.
 //
-// --restore FILE first installs a backup (Store.BackupFile) into an
-// empty --data-dir. At start-up a data directory that cannot be written,
-// or a damaged file, ends the command with an error saying which.
+// With --backup FILE, SIGUSR1 writes a backup of the store to FILE while
+// it serves (as `etcdctl snapshot save`); --restore FILE first installs
+// a backup into an empty --data-dir (as `etcdctl snapshot restore`):
+//
+//	apiserver --data-dir /tmp/kapi-data --backup /tmp/kapi.backup &
+//	kill -USR1 %1                         # writes /tmp/kapi.backup
+//	apiserver --restore /tmp/kapi.backup --data-dir /tmp/kapi-restored --listen 127.0.0.1:8081
+//
+// At start-up a data directory that cannot be written, or a damaged
+// file, ends the command with an error saying which.
 package main

@@ -32,6 +32,7 @@ func main() {
 // config is what the flags say.
 type config struct {
 	dataDir, restore string
+	backup           string
 	listen           string
 	kubeconfig       string
 	crds             string
@@ -43,6 +44,7 @@ func parse(args []string, out io.Writer) (config, error) {
 	fs.SetOutput(out)
 	fs.StringVar(&c.dataDir, "data-dir", "", "keep the objects in this directory (created if needed)")
 	fs.StringVar(&c.restore, "restore", "", "if set, first restore this backup into --data-dir, which must hold no store")
+	fs.StringVar(&c.backup, "backup", "", "on SIGUSR1, write a backup of the store to this file (replaced atomically) while serving")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve on (HOST:PORT)")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "if set, write a kubeconfig for this server to this path")
 	fs.StringVar(&c.crds, "crds", "", "if set, also serve the CustomResourceDefinitions in the manifests of this directory")
@@ -86,6 +88,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer store.Close()
 	rev, _ := store.Revision(ctx)
 	log.Info("opened the data directory", "path", store.Path(), "revision", rev, "took", time.Since(start).Round(time.Millisecond))
+	if c.backup != "" {
+		go backupOnSignal(ctx, store, c.backup, log)
+	}
 	reg, err := server.New(server.Options{Storage: store, Registry: registry.Options{Logger: log}, CRDs: crds})
 	if err != nil {
 		return err
@@ -114,4 +119,25 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// backupOnSignal writes a backup of store to path on every SIGUSR1 until
+// ctx is done.
+func backupOnSignal(ctx context.Context, store *durable.Store, path string, log *slog.Logger) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGUSR1)
+	defer signal.Stop(sig)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sig:
+			rev, _ := store.Revision(ctx)
+			if err := store.BackupFile(ctx, path); err != nil {
+				log.Error("backup failed", "path", path, "err", err)
+				continue
+			}
+			log.Info("wrote a backup", "path", path, "revision", rev)
+		}
+	}
 }
