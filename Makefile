@@ -8,14 +8,16 @@ FUZZTIME ?= 10s
 test: lint unit conformance
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 	cd cel && $(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	cd envtest && $(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # The Go modules besides the core: the etcd3 backend, the durable backend
 # (bbolt), CEL rules, the real-client conformance checks, the side-by-side
-# benchmarks and the reference implementations' start-up (kube-apiserver
-# built from k8s.io/kubernetes).
-MODULES = storage/etcd3 storage/durable cel conformance bench reference
+# benchmarks, the reference implementations' start-up (kube-apiserver
+# built from k8s.io/kubernetes) and envtest (controller tests, a drop-in
+# for controller-runtime's envtest).
+MODULES = storage/etcd3 storage/durable cel conformance bench reference envtest
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -28,7 +30,7 @@ lint:
 	  (cd $$mod && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
 
-## unit: the tests of the core module, the etcd backend (on an embedded etcd), CEL rules, the bench module's table and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
+## unit: the tests of the core module, the etcd backend (on an embedded etcd), the durable backend (its crash test included), CEL rules, the bench module's table, envtest (and its example suite compiled against controller-runtime's envtest: -tags crenvtest) and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
 unit:
 	$(GO) test -race -count 1 ./...
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
@@ -36,6 +38,7 @@ unit:
 	cd cel && $(GO) test -race -count 1 ./...
 	cd bench && $(GO) test -count 1 ./...
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
+	cd envtest && $(GO) test -race -count 1 ./... && $(GO) vet -tags crenvtest ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
 ## on the in-memory store, on etcd3 (an embedded etcd), on the watch cache in front of etcd3 and on the durable store (bbolt, synced).

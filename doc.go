@@ -19,5 +19,9 @@
 //     registry/authz/rbac (authorizers, kube's RBAC) and
 //     registry/admission (admission hooks).
 //
+// Controller authors test against kapi with the separate module
+// github.com/kapi-dev/kapi/envtest, a drop-in for controller-runtime's
+// envtest.
+//
 // This package itself holds no code; import the packages you need.
 package kapi
