@@ -18,7 +18,10 @@
 //     see a write the disk does not hold, and a write is acknowledged
 //     only once it is on stable storage.
 //   - Group commit: writers queue while the previous transaction syncs,
-//     so N concurrent writers share one fsync rather than paying N. This
+//     so N concurrent writers share one fsync rather than paying N (the
+//     committer waits up to a millisecond for the writers the last
+//     commit answered, so that busy writers do not split into two
+//     alternating halves; see commitLoop). This
 //     is bbolt's DB.Batch idea, with the order kept: DB.Batch may commit
 //     its calls in any order and retries them one by one on failure,
 //     while revisions must reach the log, and memory, in the order they

@@ -43,7 +43,7 @@ type Store struct {
 	disk *disk
 
 	mu      sync.Mutex
-	cond    sync.Cond         // signalled when queue grows or the store closes
+	kick    chan struct{}     // a token when the queue grew or the store closed
 	last    uint64            // the last revision handed out to a write
 	queue   *batch            // the writes waiting for the next commit
 	pending map[string]*batch // keys with a write handed out and not yet in memory
@@ -117,8 +117,8 @@ func Open(dir string, opts Options) (*Store, error) {
 		queue:   &batch{done: make(chan struct{})},
 		pending: map[string]*batch{},
 		stopped: make(chan struct{}),
+		kick:    make(chan struct{}, 1),
 	}
-	s.cond.L = &s.mu
 	go s.commitLoop()
 	return s, nil
 }
@@ -196,7 +196,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.cond.Broadcast()
+	s.signal()
 	s.mu.Unlock()
 	<-s.stopped
 	s.mem.Close()
@@ -392,8 +392,16 @@ func (s *Store) enqueue(kind byte, obj storage.Object, rec []byte) (*batch, *op)
 	b := s.queue
 	b.ops = append(b.ops, o)
 	s.pending[o.key] = b
-	s.cond.Signal()
+	s.signal()
 	return b, o
+}
+
+// signal wakes the committer.
+func (s *Store) signal() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 // await waits for o's batch and returns o's result. A committed write is
@@ -423,21 +431,68 @@ func waitBatch(ctx context.Context, b *batch) error {
 // commits them in one bbolt transaction (one fsync for all: group
 // commit), applies them to memory in revision order and wakes their
 // writers. Writes queued meanwhile make the next batch.
+//
+// Before a commit it waits briefly for the writers the last commit
+// answered: they come back within microseconds with their next write,
+// while a commit takes milliseconds. Without the wait, N busy writers
+// split into two halves that alternate, N/2 writes a commit: measured
+// 7.9 writes a commit for 16 writers. It waits until the queue holds as
+// many writes as the last commit answered plus those that queued during
+// it (the writers known to be busy), for at most a quarter of the last
+// commit's time and maxGather: one writer, or writers that went quiet,
+// cost at most that once.
 func (s *Store) commitLoop() {
 	defer close(s.stopped)
+	var answered int       // writes the last commit answered
+	var arrived int        // writes that queued while it ran
+	var took time.Duration // how long it took
 	for {
 		s.mu.Lock()
-		for len(s.queue.ops) == 0 && !s.closed {
-			s.cond.Wait()
+		n, closed := len(s.queue.ops), s.closed
+		s.mu.Unlock()
+		if n == 0 {
+			if closed {
+				return
+			}
+			<-s.kick
+			continue
 		}
+		if want := answered + arrived; n < want && !closed {
+			s.gather(want, min(took/4, maxGather))
+		}
+		s.mu.Lock()
 		b := s.queue
-		if len(b.ops) == 0 { // closed, and nothing left
-			s.mu.Unlock()
-			return
-		}
 		s.queue = &batch{done: make(chan struct{})}
 		s.mu.Unlock()
+		start := time.Now()
 		s.commit(b)
+		took = time.Since(start)
+		answered = len(b.ops)
+		s.mu.Lock()
+		arrived = len(s.queue.ops)
+		s.mu.Unlock()
+	}
+}
+
+// maxGather bounds the committer's wait for writers to come back.
+const maxGather = time.Millisecond
+
+// gather waits until the queue holds want writes, for at most d.
+func (s *Store) gather(want int, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.kick:
+		case <-t.C:
+			return
+		}
+		s.mu.Lock()
+		n, closed := len(s.queue.ops), s.closed
+		s.mu.Unlock()
+		if n >= want || closed {
+			return
+		}
 	}
 }
 
