@@ -15,9 +15,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # The Go modules besides the core: the etcd3 backend, the durable backend
 # (bbolt), CEL rules, the real-client conformance checks, the side-by-side
 # benchmarks, the reference implementations' start-up (kube-apiserver
-# built from k8s.io/kubernetes) and envtest (controller tests, a drop-in
-# for controller-runtime's envtest).
-MODULES = storage/etcd3 storage/durable cel conformance bench reference envtest
+# built from k8s.io/kubernetes), envtest (controller tests, a drop-in for
+# controller-runtime's envtest) and metrics (Prometheus' client).
+MODULES = storage/etcd3 storage/durable cel metrics conformance bench reference envtest
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -36,6 +36,7 @@ unit:
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
 	cd storage/durable && $(GO) test -race -count 1 ./...
 	cd cel && $(GO) test -race -count 1 ./...
+	cd metrics && $(GO) test -race -count 1 ./...
 	cd bench && $(GO) test -count 1 ./...
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
 	cd envtest && $(GO) test -race -count 1 ./... && $(GO) vet -tags crenvtest ./...
@@ -72,11 +73,13 @@ fuzz:
 
 .PHONY: stress
 STRESS_OPS ?= 500000
+SERVE_STRESS_OPS ?= 300
 
 STRESS_RESTARTS ?= 40
 
-## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run. Then the durable store's crash test: STRESS_RESTARTS kills (SIGKILL) of its server under writers, loopback only, the history across them checked (`make test` runs 3).
+## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run. Then serving under load on loopback: the in-flight limit holding with nothing lost or duplicated (32 clients × SERVE_STRESS_OPS creates), slow-header, stalled-body and slow-reader clients cut off while others are served. Then the durable store's crash test: STRESS_RESTARTS kills (SIGKILL) of its server under writers, loopback only, the history across them checked (`make test` runs 3).
 stress:
+	KAPI_SERVE_STRESS_OPS=$(SERVE_STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^(TestStressMaxInFlight|TestSlowReaderCutOff|TestStalledClients)$$' -v ./serve/
 	KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^TestLinearizable' -v ./storage/storagetest/
 	@if [ -f storage/etcd3/go.mod ]; then \
 	  cd storage/etcd3 && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v ./...; \

@@ -148,6 +148,7 @@ type route struct {
 func (r *Registry) routeTable() []route {
 	var out []route
 	nonResource := []string{"/healthz", "/livez", "/readyz", "/version", "/api", "/apis", "/openapi/v2", "/openapi/v3"}
+	nonResource = append(nonResource, r.extra.list()...)
 	r.mu.RLock()
 	for g, vs := range r.groups {
 		if g != "" {
