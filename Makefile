@@ -12,13 +12,13 @@ test: lint unit conformance
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-# The Go modules besides the core: the etcd3 backend, CEL rules, the
-# real-client conformance checks, the side-by-side benchmarks and the
-# reference implementations' start-up (kube-apiserver built from
-# k8s.io/kubernetes), envtest (controller tests, a drop-in for
+# The Go modules besides the core: the etcd3 backend, the durable backend
+# (bbolt), CEL rules, the real-client conformance checks, the side-by-side
+# benchmarks, the reference implementations' start-up (kube-apiserver
+# built from k8s.io/kubernetes), envtest (controller tests, a drop-in for
 # controller-runtime's envtest), metrics (Prometheus' client) and the
 # generator of the built-in kinds (gen/builtin).
-MODULES = storage/etcd3 cel metrics conformance bench reference envtest gen/builtin
+MODULES = storage/etcd3 storage/durable cel metrics conformance bench reference envtest gen/builtin
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -31,10 +31,11 @@ lint:
 	  (cd $$mod && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
 
-## unit: the tests of the core module, the etcd backend (on an embedded etcd), CEL rules, the bench module's table, envtest (and its example suite compiled against controller-runtime's envtest: -tags crenvtest) and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
+## unit: the tests of the core module, the etcd backend (on an embedded etcd), the durable backend (its crash test included), CEL rules, the bench module's table, envtest (and its example suite compiled against controller-runtime's envtest: -tags crenvtest) and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
 unit:
 	$(GO) test -race -count 1 ./...
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
+	cd storage/durable && $(GO) test -race -count 1 ./...
 	cd cel && $(GO) test -race -count 1 ./...
 	cd metrics && $(GO) test -race -count 1 ./...
 	cd bench && $(GO) test -count 1 ./...
@@ -43,11 +44,12 @@ unit:
 	cd gen/builtin && $(GO) test -count 1 ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
-## on the in-memory store, on etcd3 (an embedded etcd) and on the watch cache in front of etcd3.
+## on the in-memory store, on etcd3 (an embedded etcd), on the watch cache in front of etcd3 and on the durable store (bbolt, synced).
 conformance:
 	cd conformance && $(GO) test -race -count 1 ./...
 	cd conformance && KAPI_CONFORMANCE_STORAGE=etcd3 $(GO) test -race -count 1 ./...
 	cd conformance && KAPI_CONFORMANCE_STORAGE=cache+etcd3 $(GO) test -race -count 1 ./...
+	cd conformance && KAPI_CONFORMANCE_STORAGE=durable $(GO) test -race -count 1 ./...
 
 ## bench: every benchmark, with allocations (the conformance module holds the side-by-side codec benchmarks against apimachinery).
 bench:
@@ -60,9 +62,9 @@ bench:
 bench-compare:
 	cd bench && $(GO) run ./cmd/compare -n 10000 -out ../BENCHMARKS.md
 
-## fuzz: each fuzz target of the core module, storage/etcd3 and cel for FUZZTIME.
+## fuzz: each fuzz target of the core module, storage/etcd3, storage/durable and cel for FUZZTIME.
 fuzz:
-	@for mod in . storage/etcd3 cel; do \
+	@for mod in . storage/etcd3 storage/durable cel; do \
 	  for pkg in $$(cd $$mod && $(GO) list ./...); do \
 	    for f in $$(cd $$mod && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	      echo "fuzz $$pkg $$f"; \
@@ -75,13 +77,17 @@ fuzz:
 STRESS_OPS ?= 500000
 SERVE_STRESS_OPS ?= 300
 
-## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run. Then serving under load on loopback: the in-flight limit holding with nothing lost or duplicated (32 clients × SERVE_STRESS_OPS creates), slow-header, stalled-body and slow-reader clients cut off while others are served.
+STRESS_RESTARTS ?= 40
+
+## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run. Then serving under load on loopback: the in-flight limit holding with nothing lost or duplicated (32 clients × SERVE_STRESS_OPS creates), slow-header, stalled-body and slow-reader clients cut off while others are served. Then the durable store's crash test: STRESS_RESTARTS kills (SIGKILL) of its server under writers, loopback only, the history across them checked (`make test` runs 3).
 stress:
 	KAPI_SERVE_STRESS_OPS=$(SERVE_STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^(TestStressMaxInFlight|TestSlowReaderCutOff|TestStalledClients)$$' -v ./serve/
 	KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^TestLinearizable' -v ./storage/storagetest/
 	@if [ -f storage/etcd3/go.mod ]; then \
 	  cd storage/etcd3 && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v ./...; \
 	fi
+	cd storage/durable && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v .
+	cd storage/durable && KAPI_CRASH_RESTARTS=$(STRESS_RESTARTS) $(GO) test -count 1 -timeout 30m -run '^TestCrash$$' -v ./cmd/apiserver/
 
 .PHONY: proto
 ## proto: regenerate codec/protobuf's committed descriptor set from its .proto files (needs protoc; building and testing do not).

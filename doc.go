@@ -8,7 +8,9 @@
 //   - watch: change events and the non-blocking fan-out broadcaster;
 //   - storage: the storage Interface every backend implements, with
 //     storage/memory (the MVCC in-memory default) and storage/storagetest
-//     (the conformance suite every backend passes);
+//     (the conformance suite every backend passes); the etcd backend
+//     (storage/etcd3) and the durable single-process one on bbolt
+//     (storage/durable) are modules of their own;
 //   - registry: resource definitions turned into an http.Handler that real
 //     Kubernetes clients (client-go, kubectl) use unchanged, with the
 //     request pipeline's stages a program implements or calls in packages

@@ -78,6 +78,7 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/kapi-dev/kapi/storage/durable v0.0.0-00010101000000-000000000000
 	github.com/klauspost/cpuid/v2 v2.2.9 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/moby/spdystream v0.5.1 // indirect
@@ -182,3 +183,5 @@ replace (
 	k8s.io/sample-controller v0.0.0 => k8s.io/sample-controller v0.37.2
 	k8s.io/streaming v0.0.0 => k8s.io/streaming v0.37.2
 )
+
+replace github.com/kapi-dev/kapi/storage/durable => ../storage/durable

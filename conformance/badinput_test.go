@@ -10,6 +10,7 @@ import (
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/durable"
 	"github.com/kapi-dev/kapi/storage/etcd3"
 	"github.com/kapi-dev/kapi/storage/memory"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -119,6 +120,9 @@ func TestExpiredAndTooLarge(t *testing.T) {
 	var store storage.Interface = memory.New(memory.Options{Wait: 100 * time.Millisecond})
 	if onEtcd3() {
 		store = cached(t, newEtcdStore(t, ownEtcd(t), etcd3.Options{Wait: 100 * time.Millisecond}), 100*time.Millisecond)
+	}
+	if backend == "durable" {
+		store = newDurableStore(t, durable.Options{Wait: 100 * time.Millisecond})
 	}
 	reg, err := server.New(server.Options{Storage: store})
 	if err != nil {

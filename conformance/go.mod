@@ -108,6 +108,7 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/kapi-dev/kapi/cel v0.0.0-00010101000000-000000000000
 	github.com/kapi-dev/kapi/reference v0.0.0-00010101000000-000000000000
+	github.com/kapi-dev/kapi/storage/durable v0.0.0-00010101000000-000000000000
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/liggitt/tabwriter v0.0.0-20181228230101-89fcab3d43de // indirect
 	github.com/lithammer/dedent v1.1.0 // indirect
@@ -165,3 +166,5 @@ require (
 replace github.com/kapi-dev/kapi/cel => ../cel
 
 replace github.com/kapi-dev/kapi/reference => ../reference
+
+replace github.com/kapi-dev/kapi/storage/durable => ../storage/durable

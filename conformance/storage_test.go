@@ -19,13 +19,16 @@ import (
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/cache"
+	"github.com/kapi-dev/kapi/storage/durable"
 	"github.com/kapi-dev/kapi/storage/etcd3"
 )
 
 // storageEnv selects the storage backend the tests run the example server
 // on: "memory" (the default, also when unset), "etcd3" (one embedded etcd
-// per test process, each test's store under its own key prefix) or
-// "cache+etcd3" (the same, behind kapi's watch cache, storage/cache).
+// per test process, each test's store under its own key prefix),
+// "cache+etcd3" (the same, behind kapi's watch cache, storage/cache) or
+// "durable" (storage/durable, each test's store in a directory of its own,
+// synced to disk as in production).
 const storageEnv = "KAPI_CONFORMANCE_STORAGE"
 
 // backend is the value of storageEnv, checked by TestMain.
@@ -33,9 +36,9 @@ var backend = os.Getenv(storageEnv)
 
 func TestMain(m *testing.M) {
 	switch backend {
-	case "", "memory", "etcd3", "cache+etcd3":
+	case "", "memory", "etcd3", "cache+etcd3", "durable":
 	default:
-		fmt.Fprintf(os.Stderr, "%s=%q: want memory, etcd3 or cache+etcd3\n", storageEnv, backend)
+		fmt.Fprintf(os.Stderr, "%s=%q: want memory, etcd3, cache+etcd3 or durable\n", storageEnv, backend)
 		os.Exit(2)
 	}
 	// The reference kube-apiserver (kube_test.go) logs through klog, a lot
@@ -79,7 +82,26 @@ func withStorage(t *testing.T, opts server.Options) server.Options {
 	if opts.Storage == nil && onEtcd3() {
 		opts.Storage = cached(t, newEtcdStore(t, sharedEtcd(t), etcd3.Options{}), 0)
 	}
+	if opts.Storage == nil && backend == "durable" {
+		opts.Storage = newDurableStore(t, durable.Options{})
+	}
 	return opts
+}
+
+// newDurableStore opens a durable store in a fresh directory, closed when
+// the test ends.
+func newDurableStore(t *testing.T, opts durable.Options) storage.Interface {
+	t.Helper()
+	s, err := durable.Open(t.TempDir(), opts)
+	if err != nil {
+		t.Fatalf("durable.Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("durable store Close: %v", err)
+		}
+	})
+	return s
 }
 
 // shared is the embedded etcd the tests of this process share, started by

@@ -21,7 +21,13 @@ type Etcd struct {
 // StartEtcd starts an embedded etcd in a temporary directory on free
 // loopback ports, with its logs off and without fsync (the data need not
 // survive a crash; kube-apiserver's own integration tests do the same).
-func StartEtcd() (*Etcd, error) {
+func StartEtcd() (*Etcd, error) { return startEtcd(false) }
+
+// StartEtcdSynced is StartEtcd with fsync on, as etcd runs in production:
+// for comparisons with a store that syncs its writes (storage/durable).
+func StartEtcdSynced() (*Etcd, error) { return startEtcd(true) }
+
+func startEtcd(fsync bool) (*Etcd, error) {
 	dir, err := os.MkdirTemp("", "kapi-bench-etcd-")
 	if err != nil {
 		return nil, err
@@ -36,7 +42,7 @@ func StartEtcd() (*Etcd, error) {
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.LogLevel = "error"
 	cfg.LogOutputs = []string{os.DevNull}
-	cfg.UnsafeNoFsync = true
+	cfg.UnsafeNoFsync = !fsync
 	cfg.EnableGRPCGateway = false
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,17 @@ type Options struct {
 	BookmarkInterval time.Duration
 	// Clock ages the history (default time.Now).
 	Clock func() time.Time
+	// Revision is the revision the store starts at (default 1, an empty
+	// store's). With Objects it restores a state kept elsewhere: a
+	// durable backend (storage/durable) starts its memory store at the
+	// revision of its on-disk state, so revisions go on increasing
+	// across restarts. Reads and watches at older revisions fail with
+	// ErrExpired: the history starts at Revision.
+	Revision uint64
+	// Objects is the state at Revision the store starts with, each
+	// object keeping its own Revision (at most Revision; zero is read as
+	// Revision). Keys must be distinct and non-empty.
+	Objects iter.Seq[storage.Object]
 }
 
 // initialRevision is the revision of an empty store, as in etcd: the
@@ -91,8 +103,12 @@ var _ storage.Interface = (*Store)(nil)
 // front of it (storage/cache) to issue tokens the Store accepts.
 func (s *Store) Tokens() rv.Tokens { return s.opts.Tokens }
 
-// New returns an empty Store at revision 1.
+// New returns a Store at opts.Revision (1 by default) holding
+// opts.Objects (none by default).
 func New(opts Options) *Store {
+	if opts.Revision == 0 {
+		opts.Revision = initialRevision
+	}
 	if opts.Wait <= 0 {
 		opts.Wait = DefaultWait
 	}
@@ -108,15 +124,33 @@ func New(opts Options) *Store {
 			History:          opts.History,
 			MaxEvents:        opts.MaxEvents,
 			BookmarkInterval: opts.BookmarkInterval,
-			Revision:         initialRevision,
+			Revision:         opts.Revision,
 			Clock:            opts.Clock,
 		}),
 		snaps: revlru.Cache[*keytree.Snapshot]{Max: opts.Snapshots},
 		opts:  opts,
 	}
-	s.rev.Store(initialRevision)
+	if opts.Objects != nil {
+		for obj := range opts.Objects {
+			if obj.Revision == 0 || obj.Revision > opts.Revision {
+				obj.Revision = opts.Revision
+			}
+			if _, dup := s.live.Tree.ReplaceOrInsert(newItem(obj)); !dup {
+				s.live.Dirs.Add(obj.Key, 1)
+			}
+		}
+	}
+	s.rev.Store(opts.Revision)
+	if opts.Revision > initialRevision {
+		s.log.Compact(opts.Revision) // no history before the restored state
+	}
 	return s
 }
+
+// Oldest returns the oldest revision reads and watches are served at:
+// older ones were compacted (by Compact, or by age and count as
+// Options.History and MaxEvents set).
+func (s *Store) Oldest() uint64 { return s.log.Oldest() }
 
 // Close ends every watch. The store stays readable and writable.
 func (s *Store) Close() { s.log.Close() }

@@ -401,3 +401,50 @@ func TestUpdateSharesUnchangedAttributes(t *testing.T) {
 		t.Errorf("update stored labels %v, fields %v; want the caller's labels and no fields", next.Labels, next.Fields)
 	}
 }
+
+// TestRestoredState: a store started at a revision with objects serves
+// them with their own revisions, hands out the revisions after it, and
+// answers ErrExpired before it (its history starts there).
+func TestRestoredState(t *testing.T) {
+	objs := []storage.Object{obj("/r/a", "1"), obj("/r/b", "2"), obj("/r/c", "3")}
+	objs[0].Revision, objs[1].Revision = 7, 40
+	s := New(Options{Revision: 40, Objects: slices.Values(objs)})
+	defer s.Close()
+	tests := []struct {
+		name    string
+		key     string
+		opts    storage.GetOptions
+		wantRev uint64
+		wantErr error
+	}{
+		{"own revision", "/r/a", storage.GetOptions{}, 7, nil},
+		{"at the start", "/r/b", storage.GetOptions{}, 40, nil},
+		{"no revision given: the start", "/r/c", storage.GetOptions{}, 40, nil},
+		{"exact at the start", "/r/a", storage.GetOptions{Match: rv.Exact, Revision: 40}, 7, nil},
+		{"exact before the start", "/r/a", storage.GetOptions{Match: rv.Exact, Revision: 39}, 0, storage.ErrExpired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := s.Get(ctx, tt.key, tt.opts)
+			if tt.wantErr != nil {
+				wantErr(t, err, tt.wantErr)
+				return
+			}
+			if err != nil || o.Revision != tt.wantRev {
+				t.Fatalf("Get: revision %d, %v; want %d", o.Revision, err, tt.wantRev)
+			}
+		})
+	}
+	if r, _ := s.Revision(ctx); r != 40 || s.Oldest() != 40 {
+		t.Fatalf("revision %d, oldest %d; want 40, 40", r, s.Oldest())
+	}
+	res, err := s.List(ctx, "/r/", storage.ListOptions{Limit: 2})
+	if err != nil || len(res.Items) != 2 || res.Remaining == nil || *res.Remaining != 1 {
+		t.Fatalf("List: %v, %v; want 2 items and 1 remaining", res, err)
+	}
+	if d := mustCreate(t, s, "/r/d", "4"); d.Revision != 41 {
+		t.Fatalf("first write at %d; want 41", d.Revision)
+	}
+	_, err = s.Watch(ctx, "/r/", storage.WatchOptions{Recursive: true, Revision: 39})
+	wantErr(t, err, storage.ErrExpired)
+}

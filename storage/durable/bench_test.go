@@ -1,0 +1,203 @@
+package durable
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/storage/memory"
+)
+
+// benchValue is a 2 KiB JSON object, distinct for each i.
+func benchValue(i int) []byte {
+	b := fmt.Appendf(nil, `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w-%07d","namespace":"ns-%d","uid":"%08x-0000-4000-8000-000000000000"},"spec":{`, i, i%10, i)
+	for j := 0; len(b) < 1900; j++ {
+		b = fmt.Appendf(b, `"field%03d":"value-%07d",`, j, i)
+	}
+	b = append(b, `"pad":"`...)
+	for len(b) < 2048-3 {
+		b = append(b, 'x')
+	}
+	return append(b, `"}}`...)
+}
+
+func benchObject(i int) storage.Object {
+	return storage.Object{
+		Key:    fmt.Sprintf("/example.com/widgets/ns-%d/w-%07d", i%10, i),
+		Value:  benchValue(i),
+		UID:    fmt.Sprintf("%08x-0000-4000-8000-000000000000", i),
+		Labels: map[string]string{"app": "bench", "shard": strconv.Itoa(i % 16)},
+		Fields: map[string]string{"metadata.name": fmt.Sprintf("w-%07d", i), "metadata.namespace": fmt.Sprintf("ns-%d", i%10)},
+	}
+}
+
+// benchDirs holds the data directories of BenchmarkOpen, built once per
+// process: n creates, in the log or compacted into the state.
+var (
+	benchDirsMu sync.Mutex
+	benchDirs   = map[string]string{}
+)
+
+// filledDir writes n creates to a new store's file, 1000 per
+// transaction (what n writers' group commits leave), then compacts them
+// all into the state bucket if compacted. It returns the directory and
+// the encoded bytes of the objects.
+func filledDir(b *testing.B, n int, compacted bool) (string, int64) {
+	benchDirsMu.Lock()
+	defer benchDirsMu.Unlock()
+	name := fmt.Sprintf("%d-%v", n, compacted)
+	var encoded int64
+	for i := range n {
+		encoded += int64(len(encodeChange(opPut, benchObject(i))) - 1)
+	}
+	if dir, ok := benchDirs[name]; ok {
+		return dir, encoded
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("kapi-durable-bench-%d-%s", os.Getpid(), name))
+	os.RemoveAll(dir)
+	d, err := openDisk(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.db.Close()
+	const batch = 1000
+	for first := 0; first < n; first += batch {
+		var recs [][]byte
+		for i := first; i < min(first+batch, n); i++ {
+			recs = append(recs, encodeChange(opPut, benchObject(i)))
+		}
+		if err := d.commit(uint64(initialRevision+1+first), recs, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if compacted {
+		if err := d.fold(uint64(initialRevision + n)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchDirs[name] = dir
+	return dir, encoded
+}
+
+func removeBenchDirs() {
+	for _, dir := range benchDirs {
+		os.RemoveAll(dir)
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	removeBenchDirs()
+	os.Exit(code)
+}
+
+// heapOf returns the live heap that build's result holds.
+func heapOf(build func() any) uint64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	v := build()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(v)
+	return after.HeapAlloc - before.HeapAlloc
+}
+
+var openObjects = flag.String("open.objects", "100000", "BenchmarkOpen's store sizes, comma-separated")
+
+// BenchmarkOpen opens a store of n 2 KiB objects: the start-up time
+// (ns/op), the file's bytes and the heap per object, beside the encoded
+// size of an object. "log": the n creates are all in the history (the
+// first 5 minutes after writing them); "compacted": all folded into the
+// state. memory: the memory store holding the same objects, for its heap.
+func BenchmarkOpen(b *testing.B) {
+	var sizes []int
+	for _, f := range strings.Split(*openObjects, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			b.Fatalf("-open.objects: %v", err)
+		}
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		for _, compacted := range []bool{false, true} {
+			b.Run(fmt.Sprintf("objects=%d/%s", n, map[bool]string{false: "log", true: "compacted"}[compacted]), func(b *testing.B) {
+				dir, encoded := filledDir(b, n, compacted)
+				fi, err := os.Stat(filepath.Join(dir, FileName))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var opened *Store
+				heap := heapOf(func() any {
+					var err error
+					if opened, err = Open(dir, Options{}); err != nil {
+						b.Fatal(err)
+					}
+					return opened
+				})
+				opened.Close()
+				b.ResetTimer()
+				for range b.N {
+					s, err := Open(dir, Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					if r, _ := s.Revision(context.Background()); r != uint64(initialRevision+n) {
+						b.Fatalf("revision %d after open; want %d", r, initialRevision+n)
+					}
+					s.Close()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(encoded)/float64(n), "encoded-B/obj")
+				b.ReportMetric(float64(fi.Size())/float64(n), "disk-B/obj")
+				b.ReportMetric(float64(heap)/float64(n), "heap-B/obj")
+			})
+		}
+		b.Run(fmt.Sprintf("objects=%d/memory", n), func(b *testing.B) {
+			var heap uint64
+			for range b.N {
+				heap = heapOf(func() any {
+					s := memory.New(memory.Options{})
+					for i := range n {
+						if _, err := s.Create(context.Background(), benchObject(i)); err != nil {
+							b.Fatal(err)
+						}
+					}
+					return s
+				})
+			}
+			b.ReportMetric(float64(heap)/float64(n), "heap-B/obj")
+		})
+	}
+}
+
+// BenchmarkWrite: one writer's creates and updates, each synced.
+func BenchmarkWrite(b *testing.B) {
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	next := 0
+	b.Run("create", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			if _, err := s.Create(ctx, benchObject(next)); err != nil {
+				b.Fatal(err)
+			}
+			next++
+		}
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
+	})
+}
