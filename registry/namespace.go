@@ -35,8 +35,29 @@ func namespaceResource(r *Registry) *Resource {
 			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
 		},
 		Strategy: Strategy{
+			// Kube's defaulting of a namespace (SetDefaults_Namespace):
+			// the kubernetes.io/metadata.name label is its name, whatever
+			// a write says; managedFields count it as the writer's.
+			Default: func(_ context.Context, obj Object) error {
+				if name := obj.Name(); name != "" {
+					labels, _ := obj.Meta()["labels"].(map[string]any)
+					if labels == nil {
+						labels = map[string]any{}
+						obj.Meta()["labels"] = labels
+					}
+					labels[labelMetadataName] = name
+				}
+				return nil
+			},
+			// The finalizers a create names are kept, and "kubernetes"
+			// appended when missing (kube's PrepareForCreate).
 			PrepareForCreate: func(_ context.Context, obj Object) error {
-				obj.set("spec.finalizers", []any{finalizerKubernetes})
+				fs, _ := obj.lookup("spec.finalizers")
+				l, _ := fs.([]any)
+				if !slices.Contains(specFinalizers(obj), finalizerKubernetes) {
+					l = append(l, finalizerKubernetes)
+				}
+				obj.set("spec.finalizers", l)
 				obj.set("status.phase", "Active")
 				return nil
 			},
@@ -74,6 +95,9 @@ func namespaceResource(r *Registry) *Resource {
 		},
 	}
 }
+
+// labelMetadataName is the label every namespace has, its name.
+const labelMetadataName = "kubernetes.io/metadata.name"
 
 // finalizerKubernetes is the spec finalizer of a namespace that its
 // controller removes once the namespace is empty.
