@@ -122,6 +122,17 @@ type listQuery struct {
 	timeout   int64 // timeoutSeconds, 0 when absent
 }
 
+// unsupportedField is kube's answer to a field selector on a field res
+// cannot select by: a built-in kind without field selectors of its own
+// answers with the default field label conversion's message, the others
+// (custom resources, namespaces) with their own conversion's.
+func unsupportedField(res *Resource, field string) error {
+	if res.typedList() && len(res.SelectableFields) == 0 {
+		return errBadRequest("%q is not a known field selector: only %q, %q", field, "metadata.name", "metadata.namespace")
+	}
+	return errBadRequest("field label not supported: %s", field)
+}
+
 func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQuery, error) {
 	var lq listQuery
 	o := rv.Options{
@@ -150,14 +161,14 @@ func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQ
 	}
 	lq.req = req
 	if lq.pred.Label, err = storage.ParseLabelSelector(q.Get("labelSelector")); err != nil {
-		return lq, errBadRequest("unable to parse labelSelector: %v", err)
+		return lq, errBadRequest("%v", err)
 	}
 	if lq.pred.Field, err = storage.ParseFieldSelector(q.Get("fieldSelector")); err != nil {
-		return lq, errBadRequest("unable to parse fieldSelector: %v", err)
+		return lq, errBadRequest("%v", err)
 	}
 	for _, f := range lq.pred.Field {
 		if !res.selectable(f.Key) {
-			return lq, errBadRequest("field label not supported: %s", f.Key)
+			return lq, unsupportedField(res, f.Key)
 		}
 	}
 	if name != "" {

@@ -255,7 +255,9 @@ func (r *Resource) selectable(field string) bool {
 	return false
 }
 
-// fields computes the field-selector attributes of obj.
+// fields computes the field-selector attributes of obj. A selectable
+// field obj does not have is "", as in kube: "spec.color=" selects the
+// objects without a color.
 func (r *Resource) fields(obj Object) map[string]string {
 	f := make(map[string]string, 2+len(r.SelectableFields))
 	f["metadata.name"] = obj.Name()
@@ -263,6 +265,7 @@ func (r *Resource) fields(obj Object) map[string]string {
 		f["metadata.namespace"] = obj.Namespace()
 	}
 	for _, path := range r.SelectableFields {
+		f[path] = ""
 		if v, ok := obj.lookup(path); ok {
 			f[path] = jsonval.Scalar(v)
 		}
