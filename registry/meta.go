@@ -81,11 +81,15 @@ func checkNamespace(res *Resource, obj Object, ns string) error {
 }
 
 // prepareCreate sets the server-owned fields of a new object and validates
-// it. The name must already be set (generateName resolved).
-func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object) error {
+// it. The name must already be set (generateName resolved). track, unless
+// nil, records the write in managedFields between the strategy's Default
+// and PrepareForCreate: as in kube, where the field manager sees the
+// decoded, defaulted object and not what the strategy then sets (a
+// namespace's "kubernetes" finalizer is nobody's).
+func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object, track func(Object) (Object, error)) (Object, error) {
 	meta := obj.Meta()
 	if s, _ := meta["resourceVersion"].(string); s != "" {
-		return errBadRequest("resourceVersion should not be set on objects to be created")
+		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	delete(meta, "resourceVersion")
 	meta["uid"] = newUID()
@@ -101,16 +105,22 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 	}
 	if res.Strategy.Default != nil {
 		if err := res.Strategy.Default(ctx, obj); err != nil {
-			return err
+			return nil, err
+		}
+	}
+	if track != nil {
+		var err error
+		if obj, err = track(obj); err != nil {
+			return nil, err
 		}
 	}
 	if res.Strategy.PrepareForCreate != nil {
 		if err := res.Strategy.PrepareForCreate(ctx, obj); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := checkRepresentable(res, obj); err != nil {
-		return err
+		return nil, err
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)
@@ -118,14 +128,14 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
 	}
 	if len(errs) > 0 {
-		return errInvalid(res, obj.Name(), errs)
+		return nil, errInvalid(res, obj.Name(), errs)
 	}
 	if res.Strategy.WarningsOnCreate != nil {
 		for _, w := range res.Strategy.WarningsOnCreate(ctx, obj) {
 			Warn(ctx, w)
 		}
 	}
-	return nil
+	return obj, nil
 }
 
 func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) []FieldError {
@@ -139,8 +149,9 @@ func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) 
 // prepareUpdate makes obj the next state of old: server-owned fields come
 // from old, the spec/status split is applied for subresource sub ("" or
 // "status"), generation moves when the spec changes, and the result is
-// validated.
-func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Object, sub string) (Object, error) {
+// validated. track, unless nil, records the write in managedFields between
+// the strategy's Default and PrepareForUpdate (see prepareCreate).
+func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Object, sub string, track func(Object) (Object, error)) (Object, error) {
 	if sub == "status" {
 		// A status write changes the status alone (kube's status strategy).
 		next := old.deepCopy()
@@ -185,6 +196,13 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 		if err := res.Strategy.Default(ctx, obj); err != nil {
 			return nil, err
 		}
+	}
+	if track != nil {
+		var err error
+		if obj, err = track(obj); err != nil {
+			return nil, err
+		}
+		meta = obj.Meta()
 	}
 	if res.Strategy.PrepareForUpdate != nil {
 		if err := res.Strategy.PrepareForUpdate(ctx, obj, old); err != nil {
