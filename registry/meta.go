@@ -160,6 +160,10 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 		} else {
 			delete(next, "status")
 		}
+		if mf, ok := obj.Meta()["managedFields"]; ok && track == nil {
+			// An apply to /status: its field manager has recorded it.
+			next.Meta()["managedFields"] = mf
+		}
 		obj = next
 	} else if res.Status {
 		if st, ok := old["status"]; ok {

@@ -3,8 +3,10 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
@@ -131,6 +133,7 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 	if method == http.MethodPatch {
 		options = "PatchOptions"
 	}
+	o.applied = true // managedFields are scaleManagedFields'
 	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: options,
 		object: func(old Object, cur storage.Object) (Object, error) {
 			in := body
@@ -165,9 +168,124 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 					Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
 			}
 			next := old.deepCopy()
+			changed := intAt(old, res.Scale.SpecReplicasPath) != *s.Spec.Replicas
 			next.set(res.Scale.SpecReplicasPath, json.Number(strconv.FormatInt(*s.Spec.Replicas, 10)))
+			meta := next.Meta()
+			entries, _ := meta["managedFields"].([]any)
+			if mf := scaleManagedFields(entries, res.GroupVersion(), fieldsPath(res.Scale.SpecReplicasPath), o.manager, changed); len(mf) > 0 {
+				meta["managedFields"] = mf
+			} else {
+				delete(meta, "managedFields")
+			}
 			return next, nil
 		}})
+}
+
+// scaleManagedFields are the managedFields after a write of the scale
+// subresource by manager, as kube's ScaleHandler makes them
+// (k8s.io/apiserver's managedfields): the write is tracked on the Scale,
+// whose entries are the parent's that own the replicas path, re-keyed by
+// apiVersion autoscaling/v1, then mapped back. So an Update entry owning
+// replicas always loses them, and gets them back in an entry of its own,
+// without a time, unless the write changed replicas (changed); an Apply
+// entry (keyed without apiVersion) keeps them unless the write changed
+// them; and a write that changed replicas gives them to manager, on
+// subresource scale, without a time. path is the replicas path as
+// FieldsV1 keys.
+//
+// Worked example: widget w created by "compare" (one Update entry owning
+// f:spec.f:color and f:spec.f:replicas), then a scale PATCH by "kubectl"
+// setting replicas 1 to 5: "compare" keeps f:spec.f:color, "kubectl"
+// (Update, subresource scale, no time) owns f:spec.f:replicas. Had the
+// PATCH left replicas at 1, "compare" would keep f:spec.f:color in its
+// entry and own f:spec.f:replicas in a second entry without a time.
+func scaleManagedFields(entries []any, gv string, path []string, manager string, changed bool) []any {
+	var out, replicas []any
+	own := func(manager, subresource string) {
+		e := map[string]any{"manager": manager, "operation": "Update", "apiVersion": gv, "fieldsType": "FieldsV1", "fieldsV1": fieldsAt(path)}
+		if subresource != "" {
+			e["subresource"] = subresource
+		}
+		for _, r := range replicas {
+			if r := r.(map[string]any); r["manager"] == manager && r["subresource"] == e["subresource"] {
+				return
+			}
+		}
+		replicas = append(replicas, e)
+	}
+	for _, e := range entries {
+		m, ok := e.(map[string]any)
+		fv, _ := m["fieldsV1"].(map[string]any)
+		if !ok || !hasFields(fv, path) {
+			out = append(out, e)
+			continue
+		}
+		apply := m["operation"] == "Apply"
+		if apply && !changed {
+			out = append(out, e)
+			continue
+		}
+		if rest := withoutFields(fv, path); len(rest) > 0 {
+			c := maps.Clone(m)
+			c["fieldsV1"] = rest
+			out = append(out, c)
+		}
+		if !apply && !changed {
+			sub, _ := m["subresource"].(string)
+			mgr, _ := m["manager"].(string)
+			own(mgr, sub)
+		}
+	}
+	if changed {
+		own(manager, "scale")
+	}
+	return append(replicas, out...)
+}
+
+// fieldsPath is a dotted field path (".spec.replicas") as FieldsV1 keys.
+func fieldsPath(p string) []string {
+	var keys []string
+	for _, k := range strings.Split(strings.TrimPrefix(p, "."), ".") {
+		keys = append(keys, "f:"+k)
+	}
+	return keys
+}
+
+// fieldsAt is the FieldsV1 set of the one field at path.
+func fieldsAt(path []string) map[string]any {
+	m := map[string]any{}
+	for i := len(path) - 1; i >= 0; i-- {
+		m = map[string]any{path[i]: m}
+	}
+	return m
+}
+
+func hasFields(fv map[string]any, path []string) bool {
+	for _, k := range path {
+		next, ok := fv[k].(map[string]any)
+		if !ok {
+			return false
+		}
+		fv = next
+	}
+	return true
+}
+
+// withoutFields is a copy of fv without the field at path; a map left
+// empty goes too (one with "." stays: the parent itself is still owned).
+func withoutFields(fv map[string]any, path []string) map[string]any {
+	c := maps.Clone(fv)
+	if len(path) == 1 {
+		delete(c, path[0])
+		return c
+	}
+	sub, _ := c[path[0]].(map[string]any)
+	if rest := withoutFields(sub, path[1:]); len(rest) > 0 {
+		c[path[0]] = rest
+	} else {
+		delete(c, path[0])
+	}
+	return c
 }
 
 func replicasString(p *int64) string {
