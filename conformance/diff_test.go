@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/client-go/rest"
@@ -92,7 +93,18 @@ type diffStep struct {
 	Kube int `json:"kube,omitempty"`
 	// Kapi is kapi's own answer in a case marked differs.
 	Kapi *diffExpect `json:"kapi,omitempty"`
+	// Retry, for a read, sends the step again (up to diffRetries times)
+	// while the answers differ: kube serves a list or watch at
+	// resourceVersion=0 from its watch cache, which may not have seen the
+	// case's last writes yet.
+	Retry bool `json:"retry,omitempty"`
 }
+
+// diffRetries bounds a Retry step's attempts, diffRetryWait apart.
+const (
+	diffRetries   = 5
+	diffRetryWait = 200 * time.Millisecond
+)
 
 // diffExpect is kapi's answer to a step of a marked case: the code, and
 // the Status reason and a part of its message when set.
@@ -341,6 +353,8 @@ func TestDiff(t *testing.T) {
 type diffState struct {
 	vars map[string]string
 	norm *diffNormalizer
+	// saved is norm before the step, for a Retry step's next attempt.
+	saved *diffNormalizer
 }
 
 // runDiffCase runs c on both servers and reports whether every step
@@ -364,23 +378,30 @@ func runDiffCase(t *testing.T, c diffCase, ns string, kube, kapi diffSide, open 
 	for i, st := range c.Steps {
 		var answers [2]diffAnswer
 		var raws [2]any
-		for j, s := range []diffSide{kube, kapi} {
-			a, raw := diffDo(t, s, st, states[j].vars)
-			for name, path := range st.Save {
-				if v, ok := lookupPath(raw, path); ok {
-					states[j].vars[name] = v
-				}
+		for attempt := 0; attempt == 0 || (st.Retry && open == "" && attempt < diffRetries && !cmp.Equal(answers[0], answers[1])); attempt++ {
+			if attempt > 0 {
+				time.Sleep(diffRetryWait)
+				states[0].norm, states[1].norm = states[0].saved.clone(), states[1].saved.clone()
 			}
-			a.Body = states[j].norm.normalize(a.Body)
-			switch st.Compare {
-			case "status":
-				if m, ok := a.Body.(map[string]any); !ok || m["kind"] != "Status" {
-					a.Body = nil
+			states[0].saved, states[1].saved = states[0].norm.clone(), states[1].norm.clone()
+			for j, s := range []diffSide{kube, kapi} {
+				a, raw := diffDo(t, s, st, states[j].vars)
+				for name, path := range st.Save {
+					if v, ok := lookupPath(raw, path); ok {
+						states[j].vars[name] = v
+					}
 				}
-			case "code":
-				a = diffAnswer{Code: a.Code}
+				a.Body = states[j].norm.normalize(a.Body)
+				switch st.Compare {
+				case "status":
+					if m, ok := a.Body.(map[string]any); !ok || m["kind"] != "Status" {
+						a.Body = nil
+					}
+				case "code":
+					a = diffAnswer{Code: a.Code}
+				}
+				answers[j], raws[j] = a, raw
 			}
-			answers[j], raws[j] = a, raw
 		}
 		kubeA, kapiA := answers[0], answers[1]
 		desc := fmt.Sprintf("step %d, %s %s", i, st.Method, st.Path)
@@ -614,6 +635,11 @@ var (
 	// The current revision a "Too large resource version" names.
 	currentRVPattern = regexp.MustCompile(`(Too large resource version: \d+, current: )\d+`)
 )
+
+// clone is a copy of n, to normalise an answer again from the same state.
+func (n *diffNormalizer) clone() *diffNormalizer {
+	return &diffNormalizer{rvs: maps.Clone(n.rvs), uids: maps.Clone(n.uids), names: maps.Clone(n.names), generated: slices.Clone(n.generated)}
+}
 
 func newDiffNormalizer() *diffNormalizer {
 	return &diffNormalizer{rvs: map[string]string{}, uids: map[string]string{}, names: map[string]string{}}

@@ -227,6 +227,9 @@ func (r *Registry) readCreate(rq *routed) (negotiate.Target, writeOptions, Objec
 }
 
 func (r *Registry) serveCreate(w http.ResponseWriter, rq *routed) error {
+	if rq.res.Namespaced && rq.namespace == "" {
+		return errAcrossNamespaces(rq.res, rq.Method)
+	}
 	t, o, obj, err := r.readCreate(rq)
 	if err != nil {
 		return err
@@ -419,6 +422,12 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 // serveDeleteCollection deletes every object the list selectors match and
 // answers with the list of what was deleted.
 func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) error {
+	if rq.res.Namespaced && rq.namespace == "" {
+		return errAcrossNamespaces(rq.res, rq.Method)
+	}
+	if rq.res.Strategy.NoDeleteCollection {
+		return errMethodNotAllowed(rq.Method)
+	}
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.List)
 	if err != nil {
 		return err

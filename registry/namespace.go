@@ -74,7 +74,8 @@ func namespaceResource(r *Registry) *Resource {
 				}
 				return nil
 			},
-			ValidateName: func(_ context.Context, name string) []string { return validation.IsDNS1123Label(name) },
+			ValidateName:       func(_ context.Context, name string) []string { return validation.IsDNS1123Label(name) },
+			NoDeleteCollection: true,
 			ValidateDelete: func(_ context.Context, obj Object) error {
 				if obj.Name() == "default" {
 					return newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,

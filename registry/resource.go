@@ -146,6 +146,9 @@ type Strategy struct {
 	WarningsOnCreate func(ctx context.Context, obj Object) []string
 	WarningsOnUpdate func(ctx context.Context, obj, old Object) []string
 
+	// NoDeleteCollection: the kind has no deletecollection verb (kube's
+	// namespaces); a DELETE of its collection answers 405.
+	NoDeleteCollection bool
 	// ValidateDelete may refuse the delete of obj, the stored object.
 	ValidateDelete func(ctx context.Context, obj Object) error
 	// Finalizers are the kind's own finalizers of obj, besides
