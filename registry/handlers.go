@@ -143,8 +143,8 @@ func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQ
 	}
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return lq, errBadRequest("invalid limit %q: must be an integer", s)
+		if err != nil { // kube's words: the parser's error
+			return lq, errBadRequest("%v", err)
 		}
 		o.Limit = n
 	}
@@ -179,7 +179,10 @@ func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQ
 	}
 	if s := q.Get("timeoutSeconds"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
+		if err != nil { // kube's words: the parser's error
+			return lq, errBadRequest("%v", err)
+		}
+		if n < 0 {
 			return lq, errBadRequest("invalid timeoutSeconds %q: must be a non-negative integer", s)
 		}
 		lq.timeout = n
