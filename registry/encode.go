@@ -277,9 +277,8 @@ func listMetaMap(l storage.ListResult) map[string]any {
 // built-in kind's (a typed list): items without apiVersion and kind, and
 // no metadata.continue when there is no next page. A custom resource's
 // list (kube's unstructured list) keeps both, and always has a continue
-// (""). The built-in kinds are those with a protobuf message: kube serves
-// no protobuf for custom resources.
-func (res *Resource) typedList() bool { return res.Protobuf != nil }
+// ("").
+func (res *Resource) typedList() bool { return !res.Custom }
 
 // appendJSONList assembles a list of n JSON items; item appends the i-th.
 // typed leaves out an empty continue (see typedList).

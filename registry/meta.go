@@ -41,8 +41,9 @@ func (r *Registry) timestamp() string {
 func checkTypeMeta(res *Resource, obj Object) error {
 	av, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
+	custom := !res.typedList() // kube decodes a custom resource as unstructured
 	switch {
-	case av == "":
+	case av == "" && !custom:
 		obj["apiVersion"] = res.GroupVersion()
 	case av != res.GroupVersion():
 		return errBadRequest("the API version in the data (%s) does not match the expected API version (%s)", av, res.GroupVersion())
@@ -50,6 +51,9 @@ func checkTypeMeta(res *Resource, obj Object) error {
 	switch {
 	case kind == "":
 		obj["kind"] = res.Kind
+	case kind != res.Kind && custom:
+		// kube validates a custom resource's kind as a field: 422.
+		return errInvalid(&Resource{Group: res.Group, Kind: kind}, obj.Name(), []FieldError{{Type: "FieldValueInvalid", Field: "kind", Value: kind, Detail: "must be " + res.Kind}})
 	case kind != res.Kind:
 		return errBadRequest("the kind in the data (%s) does not match the expected kind (%s)", kind, res.Kind)
 	}

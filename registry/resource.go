@@ -73,6 +73,14 @@ type Resource struct {
 	// (422), as kube does for custom resources (FromCRD sets it), instead
 	// of replacing whatever is stored.
 	RequireResourceVersion bool
+	// Custom makes the resource's wire behaviour kube's for custom
+	// resources, which it decodes as unstructured objects (FromCRD sets
+	// it): a body needs apiVersion and kind (400), a wrong kind is a
+	// field error (422), list items keep apiVersion and kind and a list
+	// always has metadata.continue, a namespaced collection is served
+	// across namespaces for list and watch alone (404). Unset, these are
+	// kube's for its built-in kinds.
+	Custom bool
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
