@@ -301,6 +301,9 @@ func diffServer(t *testing.T) diffSide {
 	return diffSide{name: "kapi", url: srv.URL, ca: caPEM}
 }
 
+// diffWorkers is how many cases run at once.
+const diffWorkers = 16
+
 // diffRuns numbers the namespaces of the corpus's cases in a process.
 var diffRuns atomic.Int64
 
@@ -322,17 +325,32 @@ func TestDiff(t *testing.T) {
 	open := loadDiffOpen(t)
 	tally := &diffTally{}
 	t.Run("corpus", func(t *testing.T) {
-		for _, c := range corpus {
-			if only != "" && !strings.Contains(c.Name, only) {
-				continue
-			}
-			t.Run(c.Name, func(t *testing.T) {
-				t.Parallel()
-				ns := fmt.Sprintf("diff-%d", diffRuns.Add(1))
-				same, summary := runDiffCase(t, c, ns, kubeSide, kapiSide, open[c.Name])
-				tally.add(c.Name, c.Differs != "", same, summary)
-			})
+		// diffWorkers cases at a time, whatever -parallel says: most of
+		// a case's time is waiting on the two servers (a watch waits its
+		// timeoutSeconds), not CPU. t.Run may be called from several
+		// goroutines at once.
+		cases := make(chan diffCase)
+		var wg sync.WaitGroup
+		for range diffWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := range cases {
+					t.Run(c.Name, func(t *testing.T) {
+						ns := fmt.Sprintf("diff-%d", diffRuns.Add(1))
+						same, summary := runDiffCase(t, c, ns, kubeSide, kapiSide, open[c.Name])
+						tally.add(c.Name, c.Differs != "", same, summary)
+					})
+				}
+			}()
 		}
+		for _, c := range corpus {
+			if only == "" || strings.Contains(c.Name, only) {
+				cases <- c
+			}
+		}
+		close(cases)
+		wg.Wait()
 	})
 	t.Logf("differential corpus: %d cases, %d identical (%.1f%%), %d marked (deliberate differences), %d open differences (listed in %s)",
 		tally.cases, tally.identical, 100*float64(tally.identical)/float64(max(tally.cases, 1)), tally.marked, len(tally.differing), diffOpenFile)

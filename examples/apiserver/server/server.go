@@ -1,12 +1,17 @@
 package server
 
 import (
+	"context"
 	"embed"
 	"encoding/base64"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
@@ -41,7 +46,48 @@ func ConfigMaps() *registry.Resource {
 			}},
 			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 		},
+		Strategy: registry.Strategy{
+			ValidateCreate: func(_ context.Context, obj registry.Object) []registry.FieldError { return validateConfigMap(obj, nil) },
+			ValidateUpdate: func(_ context.Context, obj, old registry.Object) []registry.FieldError {
+				return validateConfigMap(obj, old)
+			},
+		},
 	}
+}
+
+// validateConfigMap is kube's ConfigMap validation: data and binaryData
+// keys are config keys, a key is in one of them only, and an immutable
+// ConfigMap (old) keeps its data, binaryData and immutable.
+func validateConfigMap(obj, old registry.Object) []registry.FieldError {
+	var errs []registry.FieldError
+	data, _ := obj["data"].(map[string]any)
+	binary, _ := obj["binaryData"].(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		for _, msg := range validation.IsConfigMapKey(k) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "data[" + k + "]", Value: k, Detail: msg})
+		}
+		if _, ok := binary[k]; ok {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "data[" + k + "]", Value: k, Detail: "duplicate of key present in binaryData"})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(binary)) {
+		for _, msg := range validation.IsConfigMapKey(k) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "binaryData[" + k + "]", Value: k, Detail: msg})
+		}
+	}
+	if old == nil || old["immutable"] != true {
+		return errs
+	}
+	const immutable = "field is immutable when `immutable` is set"
+	if obj["immutable"] != true {
+		errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: "immutable", Detail: immutable})
+	}
+	for _, f := range []string{"data", "binaryData"} {
+		if !reflect.DeepEqual(obj[f], old[f]) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: f, Detail: immutable})
+		}
+	}
+	return errs
 }
 
 // crds holds the CustomResourceDefinition manifests the example serves.
