@@ -143,7 +143,7 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 }
 
 func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) []FieldError {
-	o := validation.MetaOptions{Namespaced: res.Namespaced}
+	o := validation.MetaOptions{Namespaced: res.Namespaced, StandardFinalizers: !res.Custom}
 	if f := res.Strategy.ValidateName; f != nil {
 		o.NameFunc = func(name string) []string { return f(ctx, name) }
 	}

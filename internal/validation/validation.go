@@ -142,7 +142,7 @@ func IsConfigMapKey(value string) []string {
 		errs = append(errs, maxLen(DNS1123SubdomainMaxLength))
 	}
 	if !configMapKeyRegexp.MatchString(value) {
-		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configMapKeyFmt, "key.name", "KEY_NAME", "key_name"))
+		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
 	}
 	switch {
 	case value == ".":
