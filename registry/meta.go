@@ -70,10 +70,7 @@ func checkTypeMeta(res *Resource, obj Object) error {
 func checkNamespace(res *Resource, obj Object, ns string) error {
 	meta := obj.Meta()
 	got := obj.Namespace()
-	if !res.Namespaced {
-		if got != "" {
-			return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-		}
+	if !res.Namespaced { // kube clears a cluster-scoped object's namespace
 		delete(meta, "namespace")
 		return nil
 	}

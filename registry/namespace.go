@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
@@ -76,6 +77,14 @@ func namespaceResource(r *Registry) *Resource {
 			},
 			ValidateName:       func(_ context.Context, name string) []string { return validation.IsDNS1123Label(name) },
 			NoDeleteCollection: true,
+			ValidateCreate:     func(_ context.Context, obj Object) []FieldError { return validateSpecFinalizers(obj) },
+			ValidateUpdate: func(ctx context.Context, obj, _ Object) []FieldError {
+				errs := validateSpecFinalizers(obj)
+				if info, ok := request.InfoFrom(ctx); ok && info.Subresource == "status" {
+					errs = append(errs, validatePhase(obj)...)
+				}
+				return errs
+			},
 			ValidateDelete: func(_ context.Context, obj Object) error {
 				if obj.Name() == "default" {
 					return newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,
@@ -95,6 +104,35 @@ func namespaceResource(r *Registry) *Resource {
 			},
 		},
 	}
+}
+
+// validateSpecFinalizers is kube's check of a namespace's spec.finalizers:
+// qualified names, or kube's own.
+func validateSpecFinalizers(obj Object) []FieldError {
+	var errs []FieldError
+	for _, f := range specFinalizers(obj) {
+		for _, msg := range validation.IsQualifiedName(f) {
+			errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "spec.finalizers", Value: f, Detail: msg})
+		}
+		if !strings.Contains(f, "/") && f != finalizerKubernetes && f != "orphan" && f != "foregroundDeletion" {
+			errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "spec.finalizers", Value: f, Detail: "name is neither a standard finalizer name nor is it fully qualified"})
+		}
+	}
+	return errs
+}
+
+// validatePhase is kube's check of a namespace status write: Active
+// until deletion, Terminating after.
+func validatePhase(obj Object) []FieldError {
+	phase, _ := obj.lookup("status.phase")
+	if !obj.deleting() {
+		if phase != "Active" {
+			return []FieldError{{Type: validation.TypeInvalid, Field: "status.Phase", Value: phase, Detail: "may only be 'Active' if `deletionTimestamp` is empty"}}
+		}
+	} else if phase != "Terminating" {
+		return []FieldError{{Type: validation.TypeInvalid, Field: "status.Phase", Value: phase, Detail: "may only be 'Terminating' if `deletionTimestamp` is not empty"}}
+	}
+	return nil
 }
 
 // labelMetadataName is the label every namespace has, its name.
