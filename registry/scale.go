@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,7 +148,9 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 				in = patched
 			}
 			var s struct {
-				Metadata struct {
+				Kind       string `json:"kind"`
+				APIVersion string `json:"apiVersion"`
+				Metadata   struct {
 					Name            string `json:"name"`
 					ResourceVersion string `json:"resourceVersion"`
 				} `json:"metadata"`
@@ -156,6 +160,11 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			}
 			if err := json.Unmarshal(in, &s); err != nil {
 				return nil, errBadRequest("the body is not a valid autoscaling/v1 Scale: %v", err)
+			}
+			if method == http.MethodPut {
+				if err := checkScaleBody(in, s.Kind, s.APIVersion, s.Spec.Replicas, o.fieldValidation == fieldStrict); err != nil {
+					return nil, err
+				}
 			}
 			if s.Metadata.ResourceVersion != "" && s.Metadata.ResourceVersion != rv.Format(cur.Revision) {
 				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
@@ -179,6 +188,46 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			}
 			return next, nil
 		}})
+}
+
+// checkScaleBody refuses a Scale body kube refuses (400): another kind or
+// group version, replicas beyond an int32, and, under Strict, a field a
+// Scale has not. kube's message names its internal scheme; kapi's says
+// what to fix.
+func checkScaleBody(body []byte, kind, apiVersion string, replicas *int64, strict bool) error {
+	const bad = "the body is not a valid autoscaling/v1 Scale: "
+	switch {
+	case kind != "" && kind != "Scale":
+		return errBadRequest(bad+"kind is %q; send kind Scale", kind)
+	case apiVersion != "" && apiVersion != "autoscaling/v1":
+		return errBadRequest(bad+"apiVersion is %q; send autoscaling/v1", apiVersion)
+	case replicas != nil && (*replicas > math.MaxInt32 || *replicas < math.MinInt32):
+		return errBadRequest(bad+"spec.replicas %d is beyond an int32", *replicas)
+	}
+	if !strict {
+		return nil
+	}
+	var fields map[string]any
+	if json.Unmarshal(body, &fields) != nil {
+		return nil
+	}
+	known := map[string][]string{"spec": {"replicas"}, "status": {"replicas", "selector"}}
+	for k, v := range fields {
+		sub, isKnown := known[k]
+		switch {
+		case k == "kind" || k == "apiVersion" || k == "metadata":
+		case !isKnown:
+			return errBadRequest(bad+"strict decoding error: unknown field %q", k)
+		default:
+			m, _ := v.(map[string]any)
+			for f := range m {
+				if !slices.Contains(sub, f) {
+					return errBadRequest(bad+"strict decoding error: unknown field %q", k+"."+f)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // scaleManagedFields are the managedFields after a write of the scale
