@@ -125,6 +125,7 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)
+	errs = append(errs, validateSpecReplicas(res, obj)...)
 	if res.Strategy.ValidateCreate != nil {
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
 	}
@@ -222,6 +223,9 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, old, sub)...)
+	if sub == "" {
+		errs = append(errs, validateSpecReplicas(res, obj)...)
+	}
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)
 	}

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"net/http"
@@ -188,6 +189,47 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			}
 			return next, nil
 		}})
+}
+
+// validateSpecReplicas is kube's check of a custom resource's scale
+// replicas path (ValidateScaleSpec): an integer (as kube decodes JSON, 2.0
+// and 1e2 are floats), not negative, within an int32. The field is the
+// path as the CRD writes it (".spec.replicas") and the value 0 when it is
+// not an integer, as kube's.
+func validateSpecReplicas(res *Resource, obj Object) []FieldError {
+	if res.Scale == nil || !res.Custom {
+		return nil
+	}
+	path := res.Scale.SpecReplicasPath
+	v, ok := obj.lookup(path)
+	if !ok || v == nil {
+		return nil
+	}
+	n, isNumber := v.(json.Number)
+	i, err := n.Int64()
+	if !isNumber || err != nil {
+		var got any = v
+		typ := "string"
+		switch x := v.(type) {
+		case json.Number:
+			f, _ := x.Float64()
+			got, typ = f, "float64"
+		case bool:
+			typ = "bool"
+		case map[string]any:
+			typ = "map[string]interface {}"
+		case []any:
+			typ = "[]interface {}"
+		}
+		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: int64(0), Detail: fmt.Sprintf("%s accessor error: %v is of the type %s, expected int64", path, got, typ)}}
+	}
+	switch {
+	case i < 0:
+		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: i, Detail: "should be a non-negative integer"}}
+	case i > math.MaxInt32:
+		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: i, Detail: fmt.Sprintf("should be less than or equal to %d", math.MaxInt32)}}
+	}
+	return nil
 }
 
 // checkScaleBody refuses a Scale body kube refuses (400): another kind or
