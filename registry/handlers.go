@@ -275,11 +275,9 @@ func forceOption(q url.Values, apply bool) (bool, error) {
 	if !apply {
 		return false, optionsInvalid("PatchOptions", "force", "FieldValueForbidden", "Forbidden: may not be specified for non-apply patch")
 	}
-	force, err := strconv.ParseBool(v[0])
-	if err != nil {
-		return false, errBadRequest("invalid force %q: must be true or false", v[0])
-	}
-	return force, nil
+	// kube's query booleans: "0" and "false" (any case) are false,
+	// anything else true.
+	return v[0] != "0" && !strings.EqualFold(v[0], "false"), nil
 }
 
 // serveApply answers a server-side apply: 201 when it created the object.
