@@ -3,6 +3,8 @@ package builtin
 import (
 	"context"
 	"encoding/base64"
+	stdmaps "maps"
+	"slices"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
@@ -75,10 +77,36 @@ func immutableData(o, old registry.Object, fields ...string) []registry.FieldErr
 	return errs
 }
 
-// ConfigMapStrategy is kube's configmap rule that the registry's
-// configmaps lack: once immutable, data and binaryData stay.
+// ConfigMapStrategy is kube's ConfigMap validation, for the registry's
+// configmaps: data and binaryData keys are config keys, a key is in one of
+// them only, and an immutable ConfigMap keeps its data, binaryData and
+// immutable.
 func ConfigMapStrategy() registry.Strategy {
-	return registry.Strategy{ValidateUpdate: func(_ context.Context, o, old registry.Object) []registry.FieldError {
-		return immutableData(o, old, "data", "binaryData")
-	}}
+	return registry.Strategy{
+		ValidateCreate: func(_ context.Context, o registry.Object) []registry.FieldError { return configMapKeys(o) },
+		ValidateUpdate: func(_ context.Context, o, old registry.Object) []registry.FieldError {
+			return append(configMapKeys(o), immutableData(o, old, "data", "binaryData")...)
+		},
+	}
+}
+
+// configMapKeys checks a ConfigMap's data and binaryData keys.
+func configMapKeys(o registry.Object) []registry.FieldError {
+	var errs []registry.FieldError
+	data, _ := o["data"].(map[string]any)
+	binary, _ := o["binaryData"].(map[string]any)
+	for _, k := range slices.Sorted(stdmaps.Keys(data)) {
+		for _, msg := range validation.IsConfigMapKey(k) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "data[" + k + "]", Value: k, Detail: msg})
+		}
+		if _, ok := binary[k]; ok {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "data[" + k + "]", Value: k, Detail: "duplicate of key present in binaryData"})
+		}
+	}
+	for _, k := range slices.Sorted(stdmaps.Keys(binary)) {
+		for _, msg := range validation.IsConfigMapKey(k) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "binaryData[" + k + "]", Value: k, Detail: msg})
+		}
+	}
+	return errs
 }

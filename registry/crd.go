@@ -16,7 +16,7 @@ func FromCRD(crd schema.CRD) []*Resource {
 			Group: crd.Group, Version: v.Name, Kind: crd.Names.Kind,
 			Plural: crd.Names.Plural, Singular: crd.Names.Singular,
 			ShortNames: crd.Names.ShortNames, Categories: crd.Names.Categories,
-			Namespaced: crd.Namespaced, Status: v.Status, Generation: true, RequireResourceVersion: true,
+			Namespaced: crd.Namespaced, Status: v.Status, Generation: true, RequireResourceVersion: true, Custom: true,
 			SelectableFields: v.SelectableFields,
 			Schema:           v.Schema,
 		}

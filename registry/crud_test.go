@@ -56,8 +56,8 @@ func TestCreateErrors(t *testing.T) {
 		message    string
 	}{
 		{"duplicate", widgetsPath, widget("dup", nil, nil), nil, 409, "AlreadyExists", `widgets.example.com "dup" already exists`},
-		{"malformed json", widgetsPath, `{"metadata":`, nil, 400, "BadRequest", "not a valid object"},
-		{"not an object", widgetsPath, `[1,2]`, nil, 400, "BadRequest", "JSON object"},
+		{"malformed json", widgetsPath, `{"metadata":`, nil, 400, "BadRequest", "the object provided is unrecognized (must be of type Widget): couldn't get version/kind; json parse error: unexpected end of JSON input ({\"metadata\":)"},
+		{"not an object", widgetsPath, `[1,2]`, nil, 400, "BadRequest", "json: cannot unmarshal array into Go value of type struct"},
 		{"empty body", widgetsPath, ``, nil, 400, "BadRequest", "empty"},
 		{"wrong kind", widgetsPath, map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "x"}}, nil, 400, "BadRequest", "kind in the data (Gadget)"},
 		{"wrong apiVersion", widgetsPath, map[string]any{"apiVersion": "example.com/v2", "kind": "Widget", "metadata": map[string]any{"name": "x"}}, nil, 400, "BadRequest", "API version in the data"},

@@ -2,10 +2,14 @@ package registry
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -111,6 +115,9 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 		return nil, err
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
+		if f == negotiate.JSON {
+			return nil, unrecognized(res, b, "couldn't get version/kind; json parse error: unexpected end of JSON input")
+		}
 		return nil, errBadRequest("the request body is empty; send the object as %s", f)
 	}
 	var obj Object
@@ -120,9 +127,48 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 		obj, err = decodeBody(f, res.Protobuf, b)
 	}
 	if err != nil {
+		var typeMeta struct {
+			APIVersion string `json:"apiVersion,omitempty"`
+			Kind       string `json:"kind,omitempty"`
+		}
+		switch {
+		case f == negotiate.JSON:
+			if jerr := json.Unmarshal(b, &typeMeta); jerr != nil {
+				return nil, unrecognized(res, b, "couldn't get version/kind; json parse error: "+jerr.Error())
+			}
+		case f == negotiate.YAML:
+			return nil, unrecognized(res, b, strings.TrimPrefix(err.Error(), "codec: invalid YAML: "))
+		}
 		return nil, errBadRequest("the request body is not a valid object: %v", err)
 	}
+	if _, ok := obj["kind"]; !ok && !res.typedList() && f == negotiate.JSON {
+		// A custom resource's body is decoded as unstructured, which
+		// needs its kind.
+		return nil, unrecognized(res, b, fmt.Sprintf("Object 'Kind' is missing in '%s'", b))
+	}
 	return obj, nil
+}
+
+// unrecognized is kube's 400 for a body it cannot read as an object of
+// res (its handlers' transformDecodeError): why, then the start of the
+// body, as text when it looks like JSON and in hex otherwise.
+func unrecognized(res *Resource, body []byte, why string) error {
+	return errBadRequest("the object provided is unrecognized (must be of type %s): %s (%s)", res.Kind, why, summarizeBody(body, 30))
+}
+
+// summarizeBody is kube's summarizeData: at most max bytes of body.
+func summarizeBody(body []byte, max int) string {
+	more := ""
+	if len(body) > max {
+		body, more = body[:max], " ..."
+	}
+	switch {
+	case len(body) == 0:
+		return "<empty>"
+	case body[0] == '{':
+		return string(body) + more
+	}
+	return hex.EncodeToString(body) + more
 }
 
 // decodeBody decodes a whole body of format f into the JSON form; md reads

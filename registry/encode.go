@@ -230,7 +230,12 @@ func (r *Registry) listBody(res *Resource, t negotiate.Target, l storage.ListRes
 	if t.Format == negotiate.JSON && t.View == negotiate.Object {
 		// The stored bytes, each with its resourceVersion spliced straight
 		// into the list: no per-item copy.
-		return appendJSONList(nil, tm, l, len(l.Items), func(dst []byte, i int) []byte {
+		if res.typedList() {
+			return appendJSONList(nil, tm, l, len(l.Items), true, func(dst []byte, i int) []byte {
+				return jsonobj.AppendUntypedRV(dst, l.Items[i].Value, l.Items[i].Revision)
+			}), nil
+		}
+		return appendJSONList(nil, tm, l, len(l.Items), false, func(dst []byte, i int) []byte {
 			return jsonobj.AppendRV(dst, l.Items[i].Value, l.Items[i].Revision)
 		}), nil
 	}
@@ -253,7 +258,7 @@ func (r *Registry) listBody(res *Resource, t negotiate.Target, l storage.ListRes
 		}
 		return b, nil
 	}
-	return appendJSONList(nil, tm, l, len(items), func(dst []byte, i int) []byte { return append(dst, items[i]...) }), nil
+	return appendJSONList(nil, tm, l, len(items), res.typedList() || t.View == negotiate.Partial, func(dst []byte, i int) []byte { return append(dst, items[i]...) }), nil
 }
 
 // listMetaMap is a list's metadata in the JSON form.
@@ -268,8 +273,16 @@ func listMetaMap(l storage.ListResult) map[string]any {
 	return m
 }
 
+// typedList reports whether res's lists are encoded as kube encodes a
+// built-in kind's (a typed list): items without apiVersion and kind, and
+// no metadata.continue when there is no next page. A custom resource's
+// list (kube's unstructured list) keeps both, and always has a continue
+// ("").
+func (res *Resource) typedList() bool { return !res.Custom }
+
 // appendJSONList assembles a list of n JSON items; item appends the i-th.
-func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, n int, item func(dst []byte, i int) []byte) []byte {
+// typed leaves out an empty continue (see typedList).
+func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, n int, typed bool, item func(dst []byte, i int) []byte) []byte {
 	size := 160 + len(l.Continue)
 	for _, it := range l.Items {
 		size += len(it.Value) + 48
@@ -284,7 +297,7 @@ func appendJSONList(dst []byte, tm protobuf.TypeMeta, l storage.ListResult, n in
 	dst = append(dst, `,"metadata":{"resourceVersion":"`...)
 	dst = rv.Append(dst, l.Revision)
 	dst = append(dst, '"')
-	if l.Continue != "" {
+	if l.Continue != "" || !typed {
 		dst = append(dst, `,"continue":`...)
 		dst = strconv.AppendQuote(dst, l.Continue)
 	}

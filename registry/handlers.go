@@ -123,6 +123,17 @@ type listQuery struct {
 	timeout   int64 // timeoutSeconds, 0 when absent
 }
 
+// unsupportedField is kube's answer to a field selector on a field res
+// cannot select by: a built-in kind without field selectors of its own
+// answers with the default field label conversion's message, the others
+// (custom resources, namespaces) with their own conversion's.
+func unsupportedField(res *Resource, field string) error {
+	if res.typedList() && len(res.SelectableFields) == 0 {
+		return errBadRequest("%q is not a known field selector: only %q, %q", field, "metadata.name", "metadata.namespace")
+	}
+	return errBadRequest("field label not supported: %s", field)
+}
+
 func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQuery, error) {
 	var lq listQuery
 	o := rv.Options{
@@ -133,8 +144,8 @@ func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQ
 	}
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return lq, errBadRequest("invalid limit %q: must be an integer", s)
+		if err != nil { // kube's words: the parser's error
+			return lq, errBadRequest("%v", err)
 		}
 		o.Limit = n
 	}
@@ -151,14 +162,14 @@ func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQ
 	}
 	lq.req = req
 	if lq.pred.Label, err = storage.ParseLabelSelector(q.Get("labelSelector")); err != nil {
-		return lq, errBadRequest("unable to parse labelSelector: %v", err)
+		return lq, errBadRequest("%v", err)
 	}
 	if lq.pred.Field, err = storage.ParseFieldSelector(q.Get("fieldSelector")); err != nil {
-		return lq, errBadRequest("unable to parse fieldSelector: %v", err)
+		return lq, errBadRequest("%v", err)
 	}
 	for _, f := range lq.pred.Field {
 		if !res.selectable(f.Key) {
-			return lq, errBadRequest("field label not supported: %s", f.Key)
+			return lq, unsupportedField(res, f.Key)
 		}
 	}
 	if name != "" {
@@ -169,7 +180,10 @@ func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQ
 	}
 	if s := q.Get("timeoutSeconds"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
+		if err != nil { // kube's words: the parser's error
+			return lq, errBadRequest("%v", err)
+		}
+		if n < 0 {
 			return lq, errBadRequest("invalid timeoutSeconds %q: must be a non-negative integer", s)
 		}
 		lq.timeout = n
@@ -217,6 +231,9 @@ func (r *Registry) readCreate(rq *routed) (negotiate.Target, writeOptions, Objec
 }
 
 func (r *Registry) serveCreate(w http.ResponseWriter, rq *routed) error {
+	if rq.res.Namespaced && rq.namespace == "" {
+		return errAcrossNamespaces(rq.res, rq.Method)
+	}
 	t, o, obj, err := r.readCreate(rq)
 	if err != nil {
 		return err
@@ -259,11 +276,9 @@ func forceOption(q url.Values, apply bool) (bool, error) {
 	if !apply {
 		return false, optionsInvalid("PatchOptions", "force", "FieldValueForbidden", "Forbidden: may not be specified for non-apply patch")
 	}
-	force, err := strconv.ParseBool(v[0])
-	if err != nil {
-		return false, errBadRequest("invalid force %q: must be true or false", v[0])
-	}
-	return force, nil
+	// kube's query booleans: "0" and "false" (any case) are false,
+	// anything else true.
+	return v[0] != "0" && !strings.EqualFold(v[0], "false"), nil
 }
 
 // serveApply answers a server-side apply: 201 when it created the object.
@@ -409,6 +424,12 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 // serveDeleteCollection deletes every object the list selectors match and
 // answers with the list of what was deleted.
 func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) error {
+	if rq.res.Namespaced && rq.namespace == "" {
+		return errAcrossNamespaces(rq.res, rq.Method)
+	}
+	if rq.res.Strategy.NoDeleteCollection {
+		return errMethodNotAllowed(rq.Method)
+	}
 	t, err := negotiateFor(rq.Request, rq.res, negotiate.List)
 	if err != nil {
 		return err

@@ -41,8 +41,9 @@ func (r *Registry) timestamp() string {
 func checkTypeMeta(res *Resource, obj Object) error {
 	av, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
+	custom := !res.typedList() // kube decodes a custom resource as unstructured
 	switch {
-	case av == "":
+	case av == "" && !custom:
 		obj["apiVersion"] = res.GroupVersion()
 	case av != res.GroupVersion():
 		return errBadRequest("the API version in the data (%s) does not match the expected API version (%s)", av, res.GroupVersion())
@@ -50,6 +51,9 @@ func checkTypeMeta(res *Resource, obj Object) error {
 	switch {
 	case kind == "":
 		obj["kind"] = res.Kind
+	case kind != res.Kind && custom:
+		// kube validates a custom resource's kind as a field: 422.
+		return errInvalid(&Resource{Group: res.Group, Kind: kind}, obj.Name(), []FieldError{{Type: "FieldValueInvalid", Field: "kind", Value: kind, Detail: "must be " + res.Kind}})
 	case kind != res.Kind:
 		return errBadRequest("the kind in the data (%s) does not match the expected kind (%s)", kind, res.Kind)
 	}
@@ -66,10 +70,7 @@ func checkTypeMeta(res *Resource, obj Object) error {
 func checkNamespace(res *Resource, obj Object, ns string) error {
 	meta := obj.Meta()
 	got := obj.Namespace()
-	if !res.Namespaced {
-		if got != "" {
-			return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-		}
+	if !res.Namespaced { // kube clears a cluster-scoped object's namespace
 		delete(meta, "namespace")
 		return nil
 	}
@@ -81,11 +82,15 @@ func checkNamespace(res *Resource, obj Object, ns string) error {
 }
 
 // prepareCreate sets the server-owned fields of a new object and validates
-// it. The name must already be set (generateName resolved).
-func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object) error {
+// it. The name must already be set (generateName resolved). track, unless
+// nil, records the write in managedFields between the strategy's Default
+// and PrepareForCreate: as in kube, where the field manager sees the
+// decoded, defaulted object and not what the strategy then sets (a
+// namespace's "kubernetes" finalizer is nobody's).
+func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object, track func(Object) (Object, error)) (Object, error) {
 	meta := obj.Meta()
 	if s, _ := meta["resourceVersion"].(string); s != "" {
-		return errBadRequest("resourceVersion should not be set on objects to be created")
+		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	delete(meta, "resourceVersion")
 	meta["uid"] = newUID()
@@ -101,35 +106,42 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object)
 	}
 	if res.Strategy.Default != nil {
 		if err := res.Strategy.Default(ctx, obj); err != nil {
-			return err
+			return nil, err
+		}
+	}
+	if track != nil {
+		var err error
+		if obj, err = track(obj); err != nil {
+			return nil, err
 		}
 	}
 	if res.Strategy.PrepareForCreate != nil {
 		if err := res.Strategy.PrepareForCreate(ctx, obj); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := checkRepresentable(res, obj); err != nil {
-		return err
+		return nil, err
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)
+	errs = append(errs, validateSpecReplicas(res, obj)...)
 	if res.Strategy.ValidateCreate != nil {
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
 	}
 	if len(errs) > 0 {
-		return errInvalid(res, obj.Name(), errs)
+		return nil, errInvalid(res, obj.Name(), errs)
 	}
 	if res.Strategy.WarningsOnCreate != nil {
 		for _, w := range res.Strategy.WarningsOnCreate(ctx, obj) {
 			Warn(ctx, w)
 		}
 	}
-	return nil
+	return obj, nil
 }
 
 func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) []FieldError {
-	o := validation.MetaOptions{Namespaced: res.Namespaced}
+	o := validation.MetaOptions{Namespaced: res.Namespaced, StandardFinalizers: !res.Custom}
 	if f := res.Strategy.ValidateName; f != nil {
 		o.NameFunc = func(name string) []string { return f(ctx, name) }
 	}
@@ -139,8 +151,9 @@ func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) 
 // prepareUpdate makes obj the next state of old: server-owned fields come
 // from old, the spec/status split is applied for subresource sub ("" or
 // "status"), generation moves when the spec changes, and the result is
-// validated.
-func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Object, sub string) (Object, error) {
+// validated. track, unless nil, records the write in managedFields between
+// the strategy's Default and PrepareForUpdate (see prepareCreate).
+func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Object, sub string, track func(Object) (Object, error)) (Object, error) {
 	if sub == "status" {
 		// A status write changes the status alone (kube's status strategy).
 		next := old.deepCopy()
@@ -148,6 +161,10 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 			next["status"] = st
 		} else {
 			delete(next, "status")
+		}
+		if mf, ok := obj.Meta()["managedFields"]; ok && track == nil {
+			// An apply to /status: its field manager has recorded it.
+			next.Meta()["managedFields"] = mf
 		}
 		obj = next
 	} else if res.Status {
@@ -186,6 +203,13 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 			return nil, err
 		}
 	}
+	if track != nil {
+		var err error
+		if obj, err = track(obj); err != nil {
+			return nil, err
+		}
+		meta = obj.Meta()
+	}
 	if res.Strategy.PrepareForUpdate != nil {
 		if err := res.Strategy.PrepareForUpdate(ctx, obj, old); err != nil {
 			return nil, err
@@ -199,6 +223,9 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, old, sub)...)
+	if sub == "" {
+		errs = append(errs, validateSpecReplicas(res, obj)...)
+	}
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)
 	}

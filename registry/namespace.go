@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
@@ -35,8 +36,29 @@ func namespaceResource(r *Registry) *Resource {
 			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
 		},
 		Strategy: Strategy{
+			// Kube's defaulting of a namespace (SetDefaults_Namespace):
+			// the kubernetes.io/metadata.name label is its name, whatever
+			// a write says; managedFields count it as the writer's.
+			Default: func(_ context.Context, obj Object) error {
+				if name := obj.Name(); name != "" {
+					labels, _ := obj.Meta()["labels"].(map[string]any)
+					if labels == nil {
+						labels = map[string]any{}
+						obj.Meta()["labels"] = labels
+					}
+					labels[labelMetadataName] = name
+				}
+				return nil
+			},
+			// The finalizers a create names are kept, and "kubernetes"
+			// appended when missing (kube's PrepareForCreate).
 			PrepareForCreate: func(_ context.Context, obj Object) error {
-				obj.set("spec.finalizers", []any{finalizerKubernetes})
+				fs, _ := obj.lookup("spec.finalizers")
+				l, _ := fs.([]any)
+				if !slices.Contains(specFinalizers(obj), finalizerKubernetes) {
+					l = append(l, finalizerKubernetes)
+				}
+				obj.set("spec.finalizers", l)
 				obj.set("status.phase", "Active")
 				return nil
 			},
@@ -53,7 +75,16 @@ func namespaceResource(r *Registry) *Resource {
 				}
 				return nil
 			},
-			ValidateName: func(_ context.Context, name string) []string { return validation.IsDNS1123Label(name) },
+			ValidateName:       func(_ context.Context, name string) []string { return validation.IsDNS1123Label(name) },
+			NoDeleteCollection: true,
+			ValidateCreate:     func(_ context.Context, obj Object) []FieldError { return validateSpecFinalizers(obj) },
+			ValidateUpdate: func(ctx context.Context, obj, _ Object) []FieldError {
+				errs := validateSpecFinalizers(obj)
+				if info, ok := request.InfoFrom(ctx); ok && info.Subresource == "status" {
+					errs = append(errs, validatePhase(obj)...)
+				}
+				return errs
+			},
 			ValidateDelete: func(_ context.Context, obj Object) error {
 				if obj.Name() == "default" {
 					return newStatus(403, "Forbidden", `namespaces "default" is forbidden: this namespace may not be deleted`,
@@ -74,6 +105,38 @@ func namespaceResource(r *Registry) *Resource {
 		},
 	}
 }
+
+// validateSpecFinalizers is kube's check of a namespace's spec.finalizers:
+// qualified names, or kube's own.
+func validateSpecFinalizers(obj Object) []FieldError {
+	var errs []FieldError
+	for _, f := range specFinalizers(obj) {
+		for _, msg := range validation.IsQualifiedName(f) {
+			errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "spec.finalizers", Value: f, Detail: msg})
+		}
+		if !strings.Contains(f, "/") && f != finalizerKubernetes && f != "orphan" && f != "foregroundDeletion" {
+			errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "spec.finalizers", Value: f, Detail: "name is neither a standard finalizer name nor is it fully qualified"})
+		}
+	}
+	return errs
+}
+
+// validatePhase is kube's check of a namespace status write: Active
+// until deletion, Terminating after.
+func validatePhase(obj Object) []FieldError {
+	phase, _ := obj.lookup("status.phase")
+	if !obj.deleting() {
+		if phase != "Active" {
+			return []FieldError{{Type: validation.TypeInvalid, Field: "status.Phase", Value: phase, Detail: "may only be 'Active' if `deletionTimestamp` is empty"}}
+		}
+	} else if phase != "Terminating" {
+		return []FieldError{{Type: validation.TypeInvalid, Field: "status.Phase", Value: phase, Detail: "may only be 'Terminating' if `deletionTimestamp` is not empty"}}
+	}
+	return nil
+}
+
+// labelMetadataName is the label every namespace has, its name.
+const labelMetadataName = "kubernetes.io/metadata.name"
 
 // finalizerKubernetes is the spec finalizer of a namespace that its
 // controller removes once the namespace is empty.

@@ -292,7 +292,8 @@ func applyStatus(res *Resource, name string, err error) error {
 	for i, c := range ce.Conflicts {
 		causes[i] = StatusCause{Type: patch.CauseTypeFieldManagerConflict, Message: c.Message(), Field: c.Field}
 	}
-	return newStatus(http.StatusConflict, "Conflict", ce.Error(), &StatusDetails{Name: name, Group: res.Group, Kind: res.Plural, Causes: causes})
+	// kube's apply conflict (errors.NewApplyConflict) names only the causes.
+	return newStatus(http.StatusConflict, "Conflict", ce.Error(), &StatusDetails{Causes: causes})
 }
 
 // applyPatch applies a JSON, merge or strategic merge patch, mapping

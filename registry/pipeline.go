@@ -16,9 +16,14 @@ import (
 // finalization) — goes through commit, and through the same stages in
 // the same order:
 //
-//	mutating admission → strategy (defaults, prepare) → validation
-//	(schema, CEL, strategy) → managedFields → validating admission →
+//	mutating admission → strategy defaults → managedFields → strategy
+//	prepare → validation (schema, CEL, strategy) → validating admission →
 //	storage (unless dry run)
+//
+// managedFields record the object as the writer sent it, defaulted, not
+// what the strategy's Prepare hooks then set (kube's field manager runs
+// in the handler, before its strategies' PrepareForCreate and
+// PrepareForUpdate).
 //
 // A verb's own work is to make the request object: decode and normalise
 // the body (create, update), apply a patch or an apply configuration to
@@ -102,14 +107,13 @@ func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage
 		if a != nil {
 			obj = Object(a.Object)
 		}
-		next, err := r.prepareUpdate(ctx, w.res, obj, old, w.sub)
+		var track func(Object) (Object, error)
+		if !w.o.applied {
+			track = func(obj Object) (Object, error) { return r.track(w.res, old, obj, w.o.manager, w.sub) }
+		}
+		next, err := r.prepareUpdate(ctx, w.res, obj, old, w.sub, track)
 		if err != nil {
 			return nil, err
-		}
-		if !w.o.applied {
-			if next, err = r.track(w.res, old, next, w.o.manager, w.sub); err != nil {
-				return nil, err
-			}
 		}
 		if a != nil {
 			a.Object = next
@@ -140,16 +144,15 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		if generated {
 			meta["name"] = validation.GenerateName(generate)
 		}
-		if err := r.prepareCreate(ctx, res, obj); err != nil {
+		var track func(Object) (Object, error)
+		if !w.o.applied {
+			track = func(obj Object) (Object, error) { return r.track(res, nil, obj, w.o.manager, "") }
+		}
+		prepared, err := r.prepareCreate(ctx, res, obj, track)
+		if err != nil {
 			return storage.Object{}, err
 		}
-		if !w.o.applied {
-			tracked, err := r.track(res, nil, obj, w.o.manager, "")
-			if err != nil {
-				return storage.Object{}, err
-			}
-			obj = tracked
-		}
+		obj = prepared
 		if a != nil {
 			a.Object, a.Name = obj, obj.Name()
 		}

@@ -28,6 +28,102 @@ import (
 //   - keeps aggregated ClusterRoles' rules (kube's aggregation
 //     controller) and creates kube's default roles and bindings.
 
+// validateRules is kube's validation of a role's rules
+// (ValidatePolicyRule): verbs required; a rule of non-resource URLs names
+// no resources and is not in a namespaced role; a resource rule names
+// groups and resources.
+func validateRules(obj Object, namespaced bool) []FieldError {
+	rules, _ := obj["rules"].([]any)
+	var errs []FieldError
+	for i, r := range rules {
+		rule, _ := r.(map[string]any)
+		path := fmt.Sprintf("rules[%d].", i)
+		list := func(k string) []any { l, _ := rule[k].([]any); return l }
+		if len(list("verbs")) == 0 {
+			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + "verbs"})
+		}
+		if urls := list("nonResourceURLs"); len(urls) > 0 {
+			if namespaced {
+				errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: path + "nonResourceURLs", Value: urls, Detail: "namespaced rules cannot apply to non-resource URLs"})
+			}
+			if len(list("apiGroups")) > 0 || len(list("resources")) > 0 || len(list("resourceNames")) > 0 {
+				errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: path + "nonResourceURLs", Value: urls, Detail: "rules cannot apply to both regular resources and non-resource URLs"})
+			}
+			continue
+		}
+		if len(list("apiGroups")) == 0 {
+			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + "apiGroups", Detail: "resource rules must supply at least one api group"})
+		}
+		if len(list("resources")) == 0 {
+			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + "resources", Detail: "resource rules must supply at least one resource"})
+		}
+	}
+	return errs
+}
+
+// defaultBinding is kube's defaulting of a binding: the roleRef's
+// apiGroup and a User's or Group's is the RBAC group.
+func defaultBinding(obj Object) {
+	ref, ok := obj["roleRef"].(map[string]any)
+	if !ok && obj["roleRef"] == nil { // kube's roleRef is a struct: always there
+		ref = map[string]any{}
+		obj["roleRef"] = ref
+	}
+	if ref != nil && str(ref["apiGroup"]) == "" {
+		ref["apiGroup"] = rbacGroup
+	}
+	subjects, _ := obj["subjects"].([]any)
+	for _, s := range subjects {
+		if sub, ok := s.(map[string]any); ok && str(sub["apiGroup"]) == "" {
+			if k := str(sub["kind"]); k == "User" || k == "Group" {
+				sub["apiGroup"] = rbacGroup
+			}
+		}
+	}
+}
+
+// validateBinding is kube's validation of a binding (ValidateRoleBinding):
+// its roleRef names a Role or ClusterRole of the RBAC group, and each
+// subject a User or Group of the RBAC group, or a ServiceAccount.
+func validateBinding(obj Object, namespaced bool) []FieldError {
+	var errs []FieldError
+	ref, _ := obj["roleRef"].(map[string]any)
+	if g := str(ref["apiGroup"]); g != rbacGroup {
+		errs = append(errs, FieldError{Type: validation.TypeNotSupported, Field: "roleRef.apiGroup", Value: g, Detail: `supported values: "` + rbacGroup + `"`})
+	}
+	if k := str(ref["kind"]); k != "Role" && k != "ClusterRole" {
+		errs = append(errs, FieldError{Type: validation.TypeNotSupported, Field: "roleRef.kind", Value: k, Detail: `supported values: "Role", "ClusterRole"`})
+	}
+	if str(ref["name"]) == "" {
+		errs = append(errs, FieldError{Type: validation.TypeRequired, Field: "roleRef.name"})
+	}
+	subjects, _ := obj["subjects"].([]any)
+	for i, s := range subjects {
+		sub, _ := s.(map[string]any)
+		path := fmt.Sprintf("subjects[%d].", i)
+		if str(sub["name"]) == "" {
+			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + "name"})
+		}
+		group := str(sub["apiGroup"])
+		switch str(sub["kind"]) {
+		case "ServiceAccount":
+			if group != "" {
+				errs = append(errs, FieldError{Type: validation.TypeNotSupported, Field: path + "apiGroup", Value: group, Detail: `supported values: ""`})
+			}
+			if !namespaced && str(sub["namespace"]) == "" {
+				errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + "namespace"})
+			}
+		case "User", "Group":
+			if group != rbacGroup {
+				errs = append(errs, FieldError{Type: validation.TypeNotSupported, Field: path + "apiGroup", Value: group, Detail: `supported values: "` + rbacGroup + `"`})
+			}
+		default:
+			errs = append(errs, FieldError{Type: validation.TypeNotSupported, Field: path + "kind", Value: str(sub["kind"]), Detail: `supported values: "ServiceAccount", "User", "Group"`})
+		}
+	}
+	return errs
+}
+
 // rbacGroup is the group of the RBAC kinds.
 const rbacGroup = "rbac.authorization.k8s.io"
 
@@ -40,6 +136,8 @@ func (r *Registry) rbacResources() []*Resource {
 			ValidateName:     pathSegmentName,
 			PrepareForCreate: func(ctx context.Context, obj Object) error { return r.checkRoleWrite(ctx, res, obj, nil) },
 			PrepareForUpdate: func(ctx context.Context, obj, old Object) error { return r.checkRoleWrite(ctx, res, obj, old) },
+			ValidateCreate:   func(_ context.Context, obj Object) []FieldError { return validateRules(obj, namespaced) },
+			ValidateUpdate:   func(_ context.Context, obj, _ Object) []FieldError { return validateRules(obj, namespaced) },
 		}
 		return res
 	}
@@ -56,11 +154,14 @@ func (r *Registry) rbacResources() []*Resource {
 			ValidateName:     pathSegmentName,
 			PrepareForCreate: func(ctx context.Context, obj Object) error { return r.checkBindingWrite(ctx, res, obj, nil) },
 			PrepareForUpdate: func(ctx context.Context, obj, old Object) error { return r.checkBindingWrite(ctx, res, obj, old) },
+			Default:          func(_ context.Context, obj Object) error { defaultBinding(obj); return nil },
+			ValidateCreate:   func(_ context.Context, obj Object) []FieldError { return validateBinding(obj, namespaced) },
 			ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError {
+				errs := validateBinding(obj, namespaced)
 				if !reflect.DeepEqual(obj["roleRef"], old["roleRef"]) {
-					return []FieldError{{Type: validation.TypeInvalid, Field: "roleRef", Value: obj["roleRef"], Detail: "cannot change roleRef"}}
+					errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "roleRef", Value: obj["roleRef"], Detail: "cannot change roleRef"})
 				}
-				return nil
+				return errs
 			},
 		}
 		return res

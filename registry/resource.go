@@ -79,6 +79,14 @@ type Resource struct {
 	// (422), as kube does for custom resources (FromCRD sets it), instead
 	// of replacing whatever is stored.
 	RequireResourceVersion bool
+	// Custom makes the resource's wire behaviour kube's for custom
+	// resources, which it decodes as unstructured objects (FromCRD sets
+	// it): a body needs apiVersion and kind (400), a wrong kind is a
+	// field error (422), list items keep apiVersion and kind and a list
+	// always has metadata.continue, a namespaced collection is served
+	// across namespaces for list and watch alone (404). Unset, these are
+	// kube's for its built-in kinds.
+	Custom bool
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
@@ -152,6 +160,9 @@ type Strategy struct {
 	WarningsOnCreate func(ctx context.Context, obj Object) []string
 	WarningsOnUpdate func(ctx context.Context, obj, old Object) []string
 
+	// NoDeleteCollection: the kind has no deletecollection verb (kube's
+	// namespaces); a DELETE of its collection answers 405.
+	NoDeleteCollection bool
 	// ValidateDelete may refuse the delete of obj, the stored object.
 	ValidateDelete func(ctx context.Context, obj Object) error
 	// Finalizers are the kind's own finalizers of obj, besides
@@ -271,7 +282,9 @@ func (r *Resource) selectable(field string) bool {
 	return false
 }
 
-// fields computes the field-selector attributes of obj.
+// fields computes the field-selector attributes of obj. A selectable
+// field obj does not have is "", as in kube: "spec.color=" selects the
+// objects without a color.
 func (r *Resource) fields(obj Object) map[string]string {
 	f := make(map[string]string, 2+len(r.SelectableFields))
 	f["metadata.name"] = obj.Name()
@@ -279,6 +292,7 @@ func (r *Resource) fields(obj Object) map[string]string {
 		f["metadata.namespace"] = obj.Namespace()
 	}
 	for _, path := range r.SelectableFields {
+		f[path] = ""
 		if v, ok := obj.lookup(path); ok {
 			f[path] = jsonval.Scalar(v)
 		}

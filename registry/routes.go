@@ -199,6 +199,9 @@ func (res *Resource) routes() []route {
 	for ep, names := range subs {
 		for _, sub := range names {
 			for verb := range resourceRoutes[ep] {
+				if verb == "deletecollection" && res.Strategy.NoDeleteCollection {
+					continue
+				}
 				info := request.Info{IsResourceRequest: true, Verb: verb, APIGroup: res.Group, APIVersion: res.Version,
 					Namespace: ns, Resource: res.Plural, Subresource: sub, APIPrefix: "apis"}
 				if res.Group == "" {

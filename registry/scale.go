@@ -3,8 +3,13 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
@@ -131,6 +136,7 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 	if method == http.MethodPatch {
 		options = "PatchOptions"
 	}
+	o.applied = true // managedFields are scaleManagedFields'
 	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: options,
 		object: func(old Object, cur storage.Object) (Object, error) {
 			in := body
@@ -143,7 +149,9 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 				in = patched
 			}
 			var s struct {
-				Metadata struct {
+				Kind       string `json:"kind"`
+				APIVersion string `json:"apiVersion"`
+				Metadata   struct {
 					Name            string `json:"name"`
 					ResourceVersion string `json:"resourceVersion"`
 				} `json:"metadata"`
@@ -153,6 +161,11 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			}
 			if err := json.Unmarshal(in, &s); err != nil {
 				return nil, errBadRequest("the body is not a valid autoscaling/v1 Scale: %v", err)
+			}
+			if method == http.MethodPut {
+				if err := checkScaleBody(in, s.Kind, s.APIVersion, s.Spec.Replicas, o.fieldValidation == fieldStrict); err != nil {
+					return nil, err
+				}
 			}
 			if s.Metadata.ResourceVersion != "" && s.Metadata.ResourceVersion != rv.Format(cur.Revision) {
 				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
@@ -165,9 +178,205 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 					Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
 			}
 			next := old.deepCopy()
+			changed := intAt(old, res.Scale.SpecReplicasPath) != *s.Spec.Replicas
 			next.set(res.Scale.SpecReplicasPath, json.Number(strconv.FormatInt(*s.Spec.Replicas, 10)))
+			meta := next.Meta()
+			entries, _ := meta["managedFields"].([]any)
+			if mf := scaleManagedFields(entries, res.GroupVersion(), fieldsPath(res.Scale.SpecReplicasPath), o.manager, changed); len(mf) > 0 {
+				meta["managedFields"] = mf
+			} else {
+				delete(meta, "managedFields")
+			}
 			return next, nil
 		}})
+}
+
+// validateSpecReplicas is kube's check of a custom resource's scale
+// replicas path (ValidateScaleSpec): an integer (as kube decodes JSON, 2.0
+// and 1e2 are floats), not negative, within an int32. The field is the
+// path as the CRD writes it (".spec.replicas") and the value 0 when it is
+// not an integer, as kube's.
+func validateSpecReplicas(res *Resource, obj Object) []FieldError {
+	if res.Scale == nil || !res.Custom {
+		return nil
+	}
+	path := res.Scale.SpecReplicasPath
+	v, ok := obj.lookup(path)
+	if !ok || v == nil {
+		return nil
+	}
+	n, isNumber := v.(json.Number)
+	i, err := n.Int64()
+	if !isNumber || err != nil {
+		var got any = v
+		typ := "string"
+		switch x := v.(type) {
+		case json.Number:
+			f, _ := x.Float64()
+			got, typ = f, "float64"
+		case bool:
+			typ = "bool"
+		case map[string]any:
+			typ = "map[string]interface {}"
+		case []any:
+			typ = "[]interface {}"
+		}
+		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: int64(0), Detail: fmt.Sprintf("%s accessor error: %v is of the type %s, expected int64", path, got, typ)}}
+	}
+	switch {
+	case i < 0:
+		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: i, Detail: "should be a non-negative integer"}}
+	case i > math.MaxInt32:
+		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: i, Detail: fmt.Sprintf("should be less than or equal to %d", math.MaxInt32)}}
+	}
+	return nil
+}
+
+// checkScaleBody refuses a Scale body kube refuses (400): another kind or
+// group version, replicas beyond an int32, and, under Strict, a field a
+// Scale has not. kube's message names its internal scheme; kapi's says
+// what to fix.
+func checkScaleBody(body []byte, kind, apiVersion string, replicas *int64, strict bool) error {
+	const bad = "the body is not a valid autoscaling/v1 Scale: "
+	switch {
+	case kind != "" && kind != "Scale":
+		return errBadRequest(bad+"kind is %q; send kind Scale", kind)
+	case apiVersion != "" && apiVersion != "autoscaling/v1":
+		return errBadRequest(bad+"apiVersion is %q; send autoscaling/v1", apiVersion)
+	case replicas != nil && (*replicas > math.MaxInt32 || *replicas < math.MinInt32):
+		return errBadRequest(bad+"spec.replicas %d is beyond an int32", *replicas)
+	}
+	if !strict {
+		return nil
+	}
+	var fields map[string]any
+	if json.Unmarshal(body, &fields) != nil {
+		return nil
+	}
+	known := map[string][]string{"spec": {"replicas"}, "status": {"replicas", "selector"}}
+	for k, v := range fields {
+		sub, isKnown := known[k]
+		switch {
+		case k == "kind" || k == "apiVersion" || k == "metadata":
+		case !isKnown:
+			return errBadRequest(bad+"strict decoding error: unknown field %q", k)
+		default:
+			m, _ := v.(map[string]any)
+			for f := range m {
+				if !slices.Contains(sub, f) {
+					return errBadRequest(bad+"strict decoding error: unknown field %q", k+"."+f)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// scaleManagedFields are the managedFields after a write of the scale
+// subresource by manager, as kube's ScaleHandler makes them
+// (k8s.io/apiserver's managedfields): the write is tracked on the Scale,
+// whose entries are the parent's that own the replicas path, re-keyed by
+// apiVersion autoscaling/v1, then mapped back. So an Update entry owning
+// replicas always loses them, and gets them back in an entry of its own,
+// without a time, unless the write changed replicas (changed); an Apply
+// entry (keyed without apiVersion) keeps them unless the write changed
+// them; and a write that changed replicas gives them to manager, on
+// subresource scale, without a time. path is the replicas path as
+// FieldsV1 keys.
+//
+// Worked example: widget w created by "compare" (one Update entry owning
+// f:spec.f:color and f:spec.f:replicas), then a scale PATCH by "kubectl"
+// setting replicas 1 to 5: "compare" keeps f:spec.f:color, "kubectl"
+// (Update, subresource scale, no time) owns f:spec.f:replicas. Had the
+// PATCH left replicas at 1, "compare" would keep f:spec.f:color in its
+// entry and own f:spec.f:replicas in a second entry without a time.
+func scaleManagedFields(entries []any, gv string, path []string, manager string, changed bool) []any {
+	var out, replicas []any
+	own := func(manager, subresource string) {
+		e := map[string]any{"manager": manager, "operation": "Update", "apiVersion": gv, "fieldsType": "FieldsV1", "fieldsV1": fieldsAt(path)}
+		if subresource != "" {
+			e["subresource"] = subresource
+		}
+		for _, r := range replicas {
+			if r := r.(map[string]any); r["manager"] == manager && r["subresource"] == e["subresource"] {
+				return
+			}
+		}
+		replicas = append(replicas, e)
+	}
+	for _, e := range entries {
+		m, ok := e.(map[string]any)
+		fv, _ := m["fieldsV1"].(map[string]any)
+		if !ok || !hasFields(fv, path) {
+			out = append(out, e)
+			continue
+		}
+		apply := m["operation"] == "Apply"
+		if apply && !changed {
+			out = append(out, e)
+			continue
+		}
+		if rest := withoutFields(fv, path); len(rest) > 0 {
+			c := maps.Clone(m)
+			c["fieldsV1"] = rest
+			out = append(out, c)
+		}
+		if !apply && !changed {
+			sub, _ := m["subresource"].(string)
+			mgr, _ := m["manager"].(string)
+			own(mgr, sub)
+		}
+	}
+	if changed {
+		own(manager, "scale")
+	}
+	return append(replicas, out...)
+}
+
+// fieldsPath is a dotted field path (".spec.replicas") as FieldsV1 keys.
+func fieldsPath(p string) []string {
+	var keys []string
+	for _, k := range strings.Split(strings.TrimPrefix(p, "."), ".") {
+		keys = append(keys, "f:"+k)
+	}
+	return keys
+}
+
+// fieldsAt is the FieldsV1 set of the one field at path.
+func fieldsAt(path []string) map[string]any {
+	m := map[string]any{}
+	for i := len(path) - 1; i >= 0; i-- {
+		m = map[string]any{path[i]: m}
+	}
+	return m
+}
+
+func hasFields(fv map[string]any, path []string) bool {
+	for _, k := range path {
+		next, ok := fv[k].(map[string]any)
+		if !ok {
+			return false
+		}
+		fv = next
+	}
+	return true
+}
+
+// withoutFields is a copy of fv without the field at path; a map left
+// empty goes too (one with "." stays: the parent itself is still owned).
+func withoutFields(fv map[string]any, path []string) map[string]any {
+	c := maps.Clone(fv)
+	if len(path) == 1 {
+		delete(c, path[0])
+		return c
+	}
+	sub, _ := c[path[0]].(map[string]any)
+	if rest := withoutFields(sub, path[1:]); len(rest) > 0 {
+		c[path[0]] = rest
+	} else {
+		delete(c, path[0])
+	}
+	return c
 }
 
 func replicasString(p *int64) string {

@@ -97,9 +97,21 @@ func errPathNotFound() *StatusError {
 	return newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
 }
 
-func errMethodNotAllowed(method string) *StatusError {
+// errMethodNotAllowed is kube's 405, in its words (which name no method).
+func errMethodNotAllowed(string) *StatusError {
 	return newStatus(http.StatusMethodNotAllowed, "MethodNotAllowed",
-		fmt.Sprintf("the server does not allow this method on the requested resource: %s", method), &StatusDetails{})
+		"the server does not allow this method on the requested resource", &StatusDetails{})
+}
+
+// errAcrossNamespaces answers a create or deletecollection of a namespaced
+// resource across all namespaces, which kube does not serve: 405 for a
+// built-in kind, 404 for a custom resource (whose cluster-wide path
+// serves list and watch alone).
+func errAcrossNamespaces(res *Resource, method string) *StatusError {
+	if res.typedList() {
+		return errMethodNotAllowed(method)
+	}
+	return errPathNotFound()
 }
 
 func errConflict(r *Resource, name, why string) *StatusError {

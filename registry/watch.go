@@ -24,7 +24,9 @@ import (
 func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.WatchOptions, error) {
 	o := storage.WatchOptions{
 		Recursive: true, Revision: lq.req.Revision,
-		Initial: lq.req.Initial, InitialEnd: lq.req.InitialEnd,
+		// The initial-events-end bookmark is a bookmark: sent only to a
+		// client that allows them, as kube.
+		Initial: lq.req.Initial, InitialEnd: lq.req.InitialEnd && lq.bookmarks,
 		Bookmarks: lq.bookmarks, Predicate: lq.pred,
 	}
 	if o.Initial && lq.req.Match == rv.NotOlderThan && o.Revision > 0 {
@@ -238,7 +240,7 @@ func (s *eventWriter) writeValue(typ watch.EventType, tm protobuf.TypeMeta, md p
 // (and the initial-events-end annotation), in the watched type.
 func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 	s.last = max(s.last, rev)
-	meta := map[string]any{"resourceVersion": rv.Format(rev), "creationTimestamp": nil}
+	meta := map[string]any{"resourceVersion": rv.Format(rev)}
 	if initialEnd {
 		meta["annotations"] = map[string]any{"k8s.io/initial-events-end": "true"}
 	}

@@ -1,6 +1,9 @@
 package storage
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // Operator is a selector requirement's operator.
 type Operator string
@@ -13,6 +16,8 @@ const (
 	NotIn        Operator = "notin"
 	Exists       Operator = "exists"  // a bare key
 	DoesNotExist Operator = "!exists" // "!key"
+	GreaterThan  Operator = "gt"      // "key>N": the label is an integer above N
+	LessThan     Operator = "lt"      // "key<N": the label is an integer below N
 )
 
 // Requirement is one clause of a selector; a selector is the AND of its
@@ -69,6 +74,20 @@ func (r Requirement) Matches(attrs map[string]string) bool {
 		return ok
 	case DoesNotExist:
 		return !ok
+	case GreaterThan, LessThan:
+		// As kube: a label that is not an integer never matches.
+		have, err := strconv.ParseInt(v, 10, 64)
+		if !ok || err != nil {
+			return false
+		}
+		want, err := strconv.ParseInt(r.Values[0], 10, 64)
+		if err != nil {
+			return false
+		}
+		if r.Op == GreaterThan {
+			return have > want
+		}
+		return have < want
 	}
 	return false
 }

@@ -2,10 +2,12 @@ package storage
 
 import (
 	"fmt"
-	"github.com/kapi-dev/kapi/internal/validation"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kapi-dev/kapi/internal/validation"
 )
 
 // SelectorError reports a label or field selector that cannot be parsed.
@@ -23,8 +25,10 @@ func (e *SelectorError) Unwrap() error { return ErrInvalid }
 //
 //	selector    ::= requirement { "," requirement }
 //	requirement ::= [ "!" ] KEY [ op VALUE | ( "in" | "notin" ) "(" VALUE { "," VALUE } ")" ]
-//	op          ::= "=" | "==" | "!="
+//	op          ::= "=" | "==" | "!=" | ">" | "<"
 //
+// ">" and "<" compare integers: the VALUE must be one, and a label that is
+// not never matches.
 // A bare KEY requires the label to exist, "!KEY" requires it to be absent.
 // Blanks around tokens are ignored. KEY is a qualified name with an
 // optional DNS subdomain prefix ("example.com/name"); VALUE is empty or up
@@ -54,7 +58,7 @@ func ParseFieldSelector(s string) (Selector, error) {
 		}
 		key, op, raw, ok := splitTerm(term)
 		if !ok {
-			return nil, fieldErr("invalid selector: '%s'; can't understand '%s': write field=value, field==value or field!=value", truncate(s), truncate(term))
+			return nil, fieldErr("invalid selector: '%s'; can't understand '%s'", truncate(s), truncate(term))
 		}
 		v, err := unescape(raw)
 		if err != nil {
@@ -111,6 +115,10 @@ func (r Requirement) write(b *strings.Builder) {
 			vals = slices.Sorted(slices.Values(vals))
 		}
 		b.WriteString(r.Key + " " + string(r.Op) + " (" + strings.Join(vals, ",") + ")")
+	case GreaterThan:
+		b.WriteString(r.Key + ">" + r.Values[0])
+	case LessThan:
+		b.WriteString(r.Key + "<" + r.Values[0])
 	default:
 		b.WriteString(r.Key + string(r.Op))
 		if len(r.Values) > 0 {
@@ -137,7 +145,8 @@ const (
 	tokOpen
 	tokClose
 	tokComma
-	tokOther // "<" or ">": kube's Gt and Lt, not supported here
+	tokGt
+	tokLt
 )
 
 type token struct {
@@ -147,7 +156,7 @@ type token struct {
 
 var symbols = map[string]tokKind{
 	"!": tokNot, "=": tokEq, "==": tokEqEq, "!=": tokNotEq,
-	"(": tokOpen, ")": tokClose, ",": tokComma, "<": tokOther, ">": tokOther,
+	"(": tokOpen, ")": tokClose, ",": tokComma, "<": tokLt, ">": tokGt,
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
@@ -253,7 +262,8 @@ func (p *labelParser) requirement() (Requirement, error) {
 	}
 	key := t.lit
 	if msg := checkKey(key); msg != "" {
-		return Requirement{}, fmt.Errorf("key: Invalid value: %q: %s", truncate(key), msg)
+		// kube's parser names no field path here: "<nil>".
+		return Requirement{}, fmt.Errorf("<nil>: Invalid value: %q: %s", truncate(key), msg)
 	}
 	if not { // whatever follows "!key" must be "," or the end
 		return Requirement{Key: key, Op: DoesNotExist}, nil
@@ -271,8 +281,12 @@ func (p *labelParser) requirement() (Requirement, error) {
 		r.Op = Equals
 	case tokNotEq:
 		r.Op = NotEquals
+	case tokGt:
+		r.Op = GreaterThan
+	case tokLt:
+		r.Op = LessThan
 	default:
-		return Requirement{}, fmt.Errorf("found '%s', expected: in, notin, =, ==, !=", t.lit)
+		return Requirement{}, fmt.Errorf("found '%s', expected: in, notin, =, ==, !=, gt, lt", t.lit)
 	}
 	p.pos++
 	var err error
@@ -285,6 +299,11 @@ func (p *labelParser) requirement() (Requirement, error) {
 		return Requirement{}, err
 	}
 	for i, v := range r.Values {
+		if r.Op == GreaterThan || r.Op == LessThan {
+			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+				return Requirement{}, fmt.Errorf("values[%d]: Invalid value: %q: for 'Gt', 'Lt' operators, the value must be an integer", i, truncate(v))
+			}
+		}
 		if msg := checkValue(v); msg != "" {
 			return Requirement{}, fmt.Errorf("values[%d][%s]: Invalid value: %q: %s", i, key, truncate(v), msg)
 		}

@@ -38,6 +38,8 @@ func TestParseLabelSelector(t *testing.T) {
 		{in: "b=1,a=2", want: Selector{req("a", Equals, "2"), req("b", Equals, "1")}, str: "a=2,b=1"},
 		{in: "b,a!=1,a=1", want: Selector{req("a", NotEquals, "1"), req("a", Equals, "1"), req("b", Exists)}, str: "a!=1,a=1,b"},
 		{in: " a = b , c in ( x , y ) ,\t!d\n", want: Selector{req("a", Equals, "b"), req("c", In, "x", "y"), req("d", DoesNotExist)}, str: "a=b,c in (x,y),!d"},
+		{in: "a>1", want: Selector{req("a", GreaterThan, "1")}},
+		{in: "b < 2,a>1", want: Selector{req("a", GreaterThan, "1"), req("b", LessThan, "2")}, str: "a>1,b<2"},
 		{in: "example.com/app=web-1", want: Selector{req("example.com/app", Equals, "web-1")}},
 		{in: "app.kubernetes.io/name=My_App.v2", want: Selector{req("app.kubernetes.io/name", Equals, "My_App.v2")}},
 		{in: "A-b_c.D", want: Selector{req("A-b_c.D", Exists)}},
@@ -91,14 +93,15 @@ func TestParseLabelSelectorErrors(t *testing.T) {
 		{"!", "unable to parse requirement: found '', expected: identifier"},
 		{"!!a", "found '!', expected: identifier"},
 		{"a!", "found '!', expected: in, notin, =, ==, !="},
-		{"a>1", "found '>', expected: in, notin, =, ==, !="},
-		{"a<1", "found '<', expected: in, notin, =, ==, !="},
-		{"a/b/c", `key: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters`},
+		{"a>x", `values[0]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer`},
+		{"a<", `values[0]: Invalid value: "": for 'Gt', 'Lt' operators, the value must be an integer`},
+		{"a(1", "found '(', expected: in, notin, =, ==, !=, gt, lt"},
+		{"a/b/c", `<nil>: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters`},
 		{"/a", "prefix part must be non-empty"},
 		{"a/", "name part must be non-empty"},
 		{"Example.com/a", "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"},
 		{"a..b.com/x", "prefix part a lowercase RFC 1123 subdomain"},
-		{"-a", `key: Invalid value: "-a": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`},
+		{"-a", `<nil>: Invalid value: "-a": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`},
 		{"a-", "name part must consist of alphanumeric characters"},
 		{"a:b=c", "name part must consist of alphanumeric characters"},
 		{long, "name part must be no more than 63 bytes"},
@@ -209,7 +212,7 @@ func TestParseFieldSelectorErrors(t *testing.T) {
 }
 
 func TestSelectorMatches(t *testing.T) {
-	labels := map[string]string{"app": "web", "tier": "front", "empty": ""}
+	labels := map[string]string{"app": "web", "tier": "front", "empty": "", "size": "3"}
 	tests := []struct {
 		sel  string
 		want bool
@@ -237,6 +240,12 @@ func TestSelectorMatches(t *testing.T) {
 		{"app=web,tier=front", true},
 		{"app=web,tier=back", false},
 		{"app,!missing,tier in (front)", true},
+		{"size>2", true},
+		{"size>3", false},
+		{"size<4", true},
+		{"size<3", false},
+		{"app>1", false},
+		{"missing<9", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sel, func(t *testing.T) {

@@ -20,6 +20,10 @@ type MetaOptions struct {
 	// NameFunc, when set, replaces the name rule. It also checks
 	// generateName, with a trailing "-" masked as kube does.
 	NameFunc func(name string) []string
+	// StandardFinalizers: a finalizer without a "/" must be one of kube's
+	// own (kubernetes, orphan, foregroundDeletion), as kube's built-in
+	// kinds require.
+	StandardFinalizers bool
 }
 
 func (o MetaOptions) checkName(name string, prefix bool) []string {
@@ -97,7 +101,7 @@ func ValidateObjectMeta(meta map[string]any, opts MetaOptions) []Error {
 	errs = append(errs, validateLabels(meta)...)
 	errs = append(errs, validateAnnotations(meta)...)
 	errs = append(errs, validateOwnerReferences(meta)...)
-	errs = append(errs, validateFinalizers(meta)...)
+	errs = append(errs, validateFinalizers(meta, opts.StandardFinalizers)...)
 	return errs
 }
 
@@ -269,10 +273,14 @@ func validateAnnotations(meta map[string]any) []Error {
 	return errs
 }
 
-func validateFinalizers(meta map[string]any) []Error {
+func validateFinalizers(meta map[string]any, standard bool) []Error {
 	finalizers, errs := strs(meta, "finalizers")
-	for _, f := range finalizers {
+	for i, f := range finalizers {
 		errs = appendInvalid(errs, "metadata.finalizers", f, IsQualifiedName(f))
+		// kube's check of its built-in kinds' finalizers names the index.
+		if standard && !strings.Contains(f, "/") && !slices.Contains([]string{"kubernetes", finalizerOrphan, finalizerForeground}, f) {
+			errs = append(errs, Error{Type: TypeInvalid, Field: fmt.Sprintf("metadata.finalizers[%d]", i), Value: f, Detail: "name is neither a standard finalizer name nor is it fully qualified"})
+		}
 	}
 	if slices.Contains(finalizers, finalizerOrphan) && slices.Contains(finalizers, finalizerForeground) {
 		errs = append(errs, Error{Type: TypeInvalid, Field: "metadata.finalizers", Value: finalizers,

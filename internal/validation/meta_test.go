@@ -65,6 +65,9 @@ func TestValidateObjectMeta(t *testing.T) {
 		{name: "annotations at limit", meta: `{"name":"a","annotations":{"k":"` + bigAnnotation[1:] + `"}}`},
 		{name: "annotations too large", meta: `{"name":"a","annotations":{"k":"` + bigAnnotation + `"}}`, want: []string{"metadata.annotations: Too long: may not be more than 262144 bytes"}},
 		{name: "finalizer bad", meta: `{"name":"a","finalizers":["a/b/c","ok"]}`, want: []string{`metadata.finalizers: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`}},
+		{name: "finalizer not qualified, standard ones required", meta: `{"name":"a","finalizers":["kubernetes","orphan","keep","x.io/y"]}`, opts: MetaOptions{StandardFinalizers: true},
+			want: []string{`metadata.finalizers[2]: Invalid value: "keep": name is neither a standard finalizer name nor is it fully qualified`}},
+		{name: "finalizer not qualified", meta: `{"name":"a","finalizers":["keep"]}`},
 		{name: "orphan and foreground", meta: `{"name":"a","finalizers":["orphan","foregroundDeletion"]}`, want: []string{`metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set`}},
 		{name: "owner ok", meta: `{"name":"a","ownerReferences":[{"apiVersion":"example.com/v1","kind":"Widget","name":"w","uid":"u","controller":true}]}`},
 		{name: "owner missing fields", meta: `{"name":"a","ownerReferences":[{}]}`, want: []string{

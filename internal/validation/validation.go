@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 )
 
@@ -131,6 +132,32 @@ func IsDNS1123Subdomain(value string) []string {
 	}
 	return errs
 }
+
+// IsConfigMapKey checks a key of a ConfigMap's (or Secret's) data: at
+// most 253 of alphanumerics, '-', '_' and '.', and not ".", ".." or
+// "..*" (kube's IsConfigMapKey).
+func IsConfigMapKey(value string) []string {
+	var errs []string
+	if len(value) > DNS1123SubdomainMaxLength {
+		errs = append(errs, maxLen(DNS1123SubdomainMaxLength))
+	}
+	if !configMapKeyRegexp.MatchString(value) {
+		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
+	}
+	switch {
+	case value == ".":
+		errs = append(errs, `must not be '.'`)
+	case value == "..":
+		errs = append(errs, `must not be '..'`)
+	case strings.HasPrefix(value, ".."):
+		errs = append(errs, `must not start with '..'`)
+	}
+	return errs
+}
+
+const configMapKeyFmt = `[-._a-zA-Z0-9]+`
+
+var configMapKeyRegexp = regexp.MustCompile("^" + configMapKeyFmt + "$")
 
 // IsQualifiedName checks a label or annotation key or a finalizer: an
 // optional DNS subdomain prefix and "/", then a name of at most 63

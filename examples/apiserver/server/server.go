@@ -44,7 +44,7 @@ func ConfigMaps() *registry.Resource {
 		ShortNames: []string{"cm"}, Namespaced: true,
 		Protobuf: protobuf.ConfigMap,
 		Schema:   schema.ConfigMap(),
-		Strategy: builtin.ConfigMapStrategy(), // immutable configmaps keep their data
+		Strategy: builtin.ConfigMapStrategy(), // kube's key and immutability rules
 		Columns: []registry.Column{
 			{Name: "Data", Type: "integer", Description: "Number of entries in data and binaryData", Value: func(obj registry.Object) any {
 				data, _ := obj["data"].(map[string]any)

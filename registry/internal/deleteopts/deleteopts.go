@@ -111,8 +111,8 @@ func FromQuery(q url.Values) (Options, error) {
 	body.DryRun = q["dryRun"]
 	if s := q.Get("gracePeriodSeconds"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return body, fmt.Errorf("invalid gracePeriodSeconds %q: must be an integer", s)
+		if err != nil { // kube's words: the parser's error
+			return body, err
 		}
 		body.GracePeriodSeconds = &n
 	}

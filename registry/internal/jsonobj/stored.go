@@ -89,7 +89,12 @@ func AppendRV(dst, value []byte, rev uint64) []byte {
 	if !ok {
 		return append(dst, value...)
 	}
-	dst = append(dst, head...)
+	return appendRVTail(append(dst, head...), tail, rev)
+}
+
+// appendRVTail appends the resourceVersion member, then the rest of the
+// metadata and of the object.
+func appendRVTail(dst, tail []byte, rev uint64) []byte {
 	dst = append(dst, `"resourceVersion":"`...)
 	dst = rv.Append(dst, rev)
 	dst = append(dst, '"')
@@ -97,6 +102,22 @@ func AppendRV(dst, value []byte, rev uint64) []byte {
 		dst = append(dst, ',')
 	}
 	return append(dst, tail...)
+}
+
+// AppendUntypedRV is AppendRV without the value's apiVersion and kind:
+// the form of a list item of a built-in kind, which kube encodes without
+// them (its typed lists' items carry no TypeMeta). It relies on the
+// stored form (Encode): only apiVersion and kind precede metadata.
+//
+// Worked example: {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}
+// at revision 7 becomes {"metadata":{"resourceVersion":"7","name":"a"}}
+func AppendUntypedRV(dst, value []byte, rev uint64) []byte {
+	_, tail, ok := rvSplit(value)
+	if !ok {
+		return append(dst, value...)
+	}
+	dst = append(append(dst, '{'), metaKey...)
+	return appendRVTail(dst, tail, rev)
 }
 
 // WithRV returns the wire form of a stored value at revision rev.

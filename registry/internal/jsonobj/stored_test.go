@@ -9,15 +9,18 @@ import (
 func TestStoredForm(t *testing.T) {
 	tests := []struct {
 		name, in, stored, at7 string
+		untyped               string // AppendUntypedRV's answer
 	}{
 		{"order and no resourceVersion",
 			`{"spec":{"b":1,"a":2},"metadata":{"resourceVersion":"3","name":"a"},"kind":"ConfigMap","apiVersion":"v1","data":{}}`,
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{},"spec":{"a":2,"b":1}}`,
-			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"7","name":"a"},"data":{},"spec":{"a":2,"b":1}}`},
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"7","name":"a"},"data":{},"spec":{"a":2,"b":1}}`,
+			`{"metadata":{"resourceVersion":"7","name":"a"},"data":{},"spec":{"a":2,"b":1}}`},
 		{"empty metadata",
 			`{"kind":"X"}`,
 			`{"kind":"X","metadata":{}}`,
-			`{"kind":"X","metadata":{"resourceVersion":"7"}}`},
+			`{"kind":"X","metadata":{"resourceVersion":"7"}}`,
+			`{"metadata":{"resourceVersion":"7"}}`},
 	}
 	for _, tt := range tests {
 		obj, _, err := Decode([]byte(tt.in), false)
@@ -40,6 +43,9 @@ func TestStoredForm(t *testing.T) {
 		}
 		if got := AppendRV([]byte("x"), b, 7); string(got) != "x"+tt.at7 {
 			t.Errorf("%s: AppendRV: got %s; want x%s", tt.name, got, tt.at7)
+		}
+		if got := AppendUntypedRV([]byte("x"), b, 7); string(got) != "x"+tt.untyped {
+			t.Errorf("%s: AppendUntypedRV: got %s; want x%s", tt.name, got, tt.untyped)
 		}
 		got, err := DecodeStored(b, 7)
 		var want map[string]any
