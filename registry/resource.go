@@ -80,6 +80,9 @@ type Resource struct {
 	// in on reads and writes.
 	defaults bool
 	merge    *schema.Schema // Schema with ObjectMeta's, for merging; set by Register
+	// retired is made by Register and closed when the resource stops
+	// being served (Replace, Unregister): its open watches then end.
+	retired chan struct{}
 }
 
 // mergeSchema is s with metadata described by ObjectMeta's schema, so that

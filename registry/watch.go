@@ -42,7 +42,8 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 // serveWatch streams events in the negotiated format (newline-separated
 // JSON documents, length-prefixed protobuf frames, or a CBOR sequence)
 // until timeoutSeconds (or a randomised default), the client going away,
-// or the store ending the watch. Events are sent in batches: once one
+// the store ending the watch, or the resource being replaced or
+// unregistered. Events are sent in batches: once one
 // arrives, every event already waiting on the watch (up to
 // stream.MaxBatch, or stream.BatchBytes of frames) joins it, and the batch
 // goes out in one Write and one Flush. A watcher that keeps up gets each event as its own chunk; one
@@ -100,6 +101,12 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *routed) error {
 	for {
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-rq.res.retired:
+			// The resource is no longer served as it was (its CRD changed
+			// or went): the stream ends cleanly, as apiextensions-apiserver
+			// ends it when it tears down the old storage, and the client
+			// watches again (and gets the new definition, or 404).
 			return nil
 		case <-beforeDeadline:
 			beforeDeadline = nil
