@@ -32,9 +32,9 @@ import (
 // the same T in this Registry gets the same *T for a given object version,
 // decoded once. Deep-copy an event's object before changing it.
 type Client[T any] struct {
-	r                     *Registry
+	r                      *Registry
 	group, version, plural string
-	memo storage.MemoKey // What names T's shared watch objects; Rev is set per event
+	memo                   storage.MemoKey // What names T's shared watch objects; Rev is set per event
 }
 
 // NewClient returns a Client for the resource named by its group/version
