@@ -52,6 +52,10 @@ type Options struct {
 	// ownerReferences (gc.go), and with it the orphan and
 	// foregroundDeletion finalizers a delete would add.
 	DisableGarbageCollection bool
+	// DisableCustomResourceDefinitions stops serving
+	// apiextensions.k8s.io/v1 CustomResourceDefinitions (apiextensions.go),
+	// which are served by default, their kinds with them.
+	DisableCustomResourceDefinitions bool
 
 	// Authenticator finds who sends each request; a request it does not
 	// accept answers 401. Nil serves every request as system:anonymous
@@ -96,6 +100,7 @@ type Registry struct {
 	log        *slog.Logger
 	authorizer authz.Authorizer // Options.Authorizer or AlwaysAllow
 	rbac       *rbacFeeds       // feeds Options.RBAC; nil without it
+	crds       *crdFeed         // serves the CRDs' kinds; nil when disabled
 
 	tableMu sync.Mutex               // serialises changes of tab
 	tab     atomic.Pointer[resTable] // the served resources; never nil after New
@@ -158,6 +163,13 @@ func New(opts Options) (*Registry, error) {
 	}
 	if err := r.ensureDefaultNamespace(); err != nil {
 		return nil, err
+	}
+	if !opts.DisableCustomResourceDefinitions {
+		crds := r.crdResource()
+		if err := r.Register(crds); err != nil {
+			return nil, err
+		}
+		r.startCRDs(crds)
 	}
 	if !opts.DisableGarbageCollection {
 		r.gc = r.startGC()

@@ -1,0 +1,293 @@
+package registry_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const crdsPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+// crdVersion is a spec.versions entry whose spec has the given
+// properties (name → type).
+func crdVersion(name string, served, storage bool, props map[string]any) map[string]any {
+	if props == nil {
+		props = map[string]any{}
+	}
+	return map[string]any{
+		"name": name, "served": served, "storage": storage,
+		"schema": map[string]any{"openAPIV3Schema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"spec":   map[string]any{"type": "object", "properties": props},
+				"status": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+			},
+		}},
+		"subresources": map[string]any{"status": map[string]any{}},
+	}
+}
+
+func crd(group, plural, kind string, versions ...map[string]any) map[string]any {
+	vs := make([]any, len(versions))
+	for i, v := range versions {
+		vs[i] = v
+	}
+	return map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": plural + "." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names":    map[string]any{"plural": plural, "kind": kind, "shortNames": []any{plural[:2]}, "categories": []any{"all"}},
+			"versions": vs,
+		},
+	}
+}
+
+// conditions are a CRD's conditions as "Type=Status/Reason".
+func conditions(obj map[string]any) []string {
+	var out []string
+	l, _ := path(obj, "status.conditions").([]any)
+	for _, c := range l {
+		m := c.(map[string]any)
+		out = append(out, fmt.Sprintf("%s=%s/%s", m["type"], m["status"], m["reason"]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestCRDLifecycle(t *testing.T) {
+	s := newServer(t)
+	props := map[string]any{"size": map[string]any{"type": "integer"}}
+	body := crd("stable.example.org", "crontabs", "CronTab", crdVersion("v1", true, true, props))
+	created := s.must(201, "POST", crdsPath, body)
+	if got := path(created, "status.storedVersions"); fmt.Sprint(got) != "[v1]" {
+		t.Errorf("storedVersions on create: got %v; want [v1]", got)
+	}
+	if got := str(created, "spec.names.listKind") + " " + str(created, "spec.names.singular") + " " + str(created, "spec.conversion.strategy"); got != "CronTabList crontab None" {
+		t.Errorf("defaults: got %q; want %q", got, "CronTabList crontab None")
+	}
+	// Served at once: the create's response is sent once it is.
+	ct := "/apis/stable.example.org/v1/namespaces/default/crontabs"
+	s.must(201, "POST", ct, map[string]any{"apiVersion": "stable.example.org/v1", "kind": "CronTab", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"size": 3}})
+	got := s.must(200, "GET", crdsPath+"/crontabs.stable.example.org", nil)
+	if c := conditions(got); !slices.Equal(c, []string{"Established=True/InitialNamesAccepted", "NamesAccepted=True/NoConflicts"}) {
+		t.Errorf("conditions: got %v", c)
+	}
+	if str(got, "status.acceptedNames.kind") != "CronTab" || str(got, "status.acceptedNames.plural") != "crontabs" {
+		t.Errorf("acceptedNames: got %v", path(got, "status.acceptedNames"))
+	}
+	agg := s.must(200, "GET", "/apis", nil, "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+	if !strings.Contains(fmt.Sprint(agg), "categories:[all] resource:crontabs") || !strings.Contains(fmt.Sprint(agg), "shortNames:[cr]") {
+		t.Errorf("aggregated discovery lacks crontabs' categories or short names: %v", agg)
+	}
+
+	steps := []struct {
+		name   string
+		edit   func(spec map[string]any)
+		check  func(t *testing.T)
+		stored string // status.storedVersions after the step
+	}{
+		{"schema tightened", func(spec map[string]any) {
+			v := spec["versions"].([]any)[0].(map[string]any)
+			p := path(v, "schema.openAPIV3Schema.properties.spec.properties.size").(map[string]any)
+			p["maximum"] = int64(5)
+		}, func(t *testing.T) {
+			r := s.do("POST", ct, map[string]any{"apiVersion": "stable.example.org/v1", "kind": "CronTab", "metadata": map[string]any{"name": "b"}, "spec": map[string]any{"size": 9}})
+			if r.code != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), "spec.size") {
+				t.Errorf("create over the new maximum: got %d %s; want 422 on spec.size", r.code, r.body)
+			}
+		}, "[v1]"},
+		{"printer column added", func(spec map[string]any) {
+			v := spec["versions"].([]any)[0].(map[string]any)
+			v["additionalPrinterColumns"] = []any{map[string]any{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}}
+		}, func(t *testing.T) {
+			tab := s.must(200, "GET", ct, nil, "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+			if cols := fmt.Sprint(tab["columnDefinitions"]); !strings.Contains(cols, "name:Size") {
+				t.Errorf("table columns: got %v; want Size", cols)
+			}
+		}, "[v1]"},
+		{"version v2 added, storage", func(spec map[string]any) {
+			v1 := spec["versions"].([]any)[0].(map[string]any)
+			v1["storage"] = false
+			spec["versions"] = append(spec["versions"].([]any), crdVersion("v2", true, true, props))
+		}, func(t *testing.T) {
+			s.must(200, "GET", "/apis/stable.example.org/v2/namespaces/default/crontabs/a", nil)
+			if g := s.must(200, "GET", "/apis/stable.example.org", nil); str(g, "preferredVersion.version") != "v2" {
+				t.Errorf("preferred version: got %v; want v2", g)
+			}
+		}, "[v1 v2]"},
+		{"v1 no longer served", func(spec map[string]any) {
+			spec["versions"].([]any)[0].(map[string]any)["served"] = false
+		}, func(t *testing.T) {
+			if r := s.do("GET", "/apis/stable.example.org/v1/namespaces/default/crontabs/a", nil); r.code != http.StatusNotFound {
+				t.Errorf("GET through v1: got %d; want 404", r.code)
+			}
+		}, "[v1 v2]"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			s.t = t
+			cur := s.must(200, "GET", crdsPath+"/crontabs.stable.example.org", nil)
+			st.edit(cur["spec"].(map[string]any))
+			out := s.must(200, "PUT", crdsPath+"/crontabs.stable.example.org", cur)
+			if got := fmt.Sprint(path(out, "status.storedVersions")); got != st.stored {
+				t.Errorf("storedVersions: got %s; want %s", got, st.stored)
+			}
+			st.check(t)
+		})
+	}
+
+	t.Run("delete", func(t *testing.T) {
+		s.t = t
+		w := s.watch("/apis/stable.example.org/v2/crontabs?watch=true&resourceVersion=0")
+		if ev := w.next(); evType(ev) != "ADDED" {
+			t.Fatalf("first event: got %v; want ADDED", ev)
+		}
+		del := s.must(200, "DELETE", crdsPath+"/crontabs.stable.example.org", nil)
+		if !slices.Contains(stringsOf(path(del, "metadata.finalizers")), "customresourcecleanup.apiextensions.k8s.io") || str(del, "metadata.deletionTimestamp") == "" {
+			t.Errorf("DELETE's answer: got finalizers %v, deletionTimestamp %q; want the cleanup finalizer and a timestamp", path(del, "metadata.finalizers"), str(del, "metadata.deletionTimestamp"))
+		}
+		if c := conditions(del); !slices.Contains(c, "Terminating=True/InstanceDeletionPending") {
+			t.Errorf("DELETE's conditions: got %v", c)
+		}
+		if ev := w.next(); evType(ev) != "DELETED" || str(evObj(ev), "metadata.name") != "a" {
+			t.Errorf("the watch: got %v; want the instance DELETED", ev)
+		}
+		if !w.ended() {
+			t.Error("the watch on the deleted CRD's kind goes on; want it ended")
+		}
+		waitFor(t, func() bool { return s.do("GET", crdsPath+"/crontabs.stable.example.org", nil).code == http.StatusNotFound })
+		if r := s.do("GET", ct, nil); r.code != http.StatusNotFound {
+			t.Errorf("list after the delete: got %d; want 404", r.code)
+		}
+		if got := s.discoveredKinds("stable.example.org/v2"); got != nil {
+			t.Errorf("discovery after the delete: got %v", got)
+		}
+	})
+}
+
+func stringsOf(v any) []string {
+	var out []string
+	l, _ := v.([]any)
+	for _, x := range l {
+		out = append(out, fmt.Sprint(x))
+	}
+	return out
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not met within 5s")
+}
+
+func TestCRDNameConflict(t *testing.T) {
+	s := newServer(t)
+	v1 := crdVersion("v1", true, true, nil)
+	s.must(201, "POST", crdsPath, crd("conflict.example.org", "foos", "Foo", v1))
+	tests := []struct {
+		name, plural, kind string
+		edit               func(names map[string]any)
+		want               string // NamesAccepted's status/reason
+		message            string
+	}{
+		{"kind taken (and so its list kind: kube reports the last)", "bars", "Foo", nil, "False/ListKindConflict", `"FooList" is already in use`},
+		{"kind taken", "bors", "Bor", func(n map[string]any) { n["kind"], n["listKind"] = "Foo", "BorList" }, "False/KindConflict", `"Foo" is already in use`},
+		{"short name taken", "bazs", "Baz", func(n map[string]any) { n["shortNames"] = []any{"fo"} }, "False/ShortNamesConflict", `"fo" is already in use`},
+		{"singular taken", "quxs", "Qux", func(n map[string]any) { n["singular"] = "foos" }, "False/SingularConflict", `"foos" is already in use`},
+		{"no conflict", "zaps", "Zap", nil, "True/NoConflicts", "no conflicts found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.t = t
+			body := crd("conflict.example.org", tt.plural, tt.kind, v1)
+			if tt.edit != nil {
+				tt.edit(path(body, "spec.names").(map[string]any))
+			}
+			s.must(201, "POST", crdsPath, body)
+			got := s.must(200, "GET", crdsPath+"/"+tt.plural+".conflict.example.org", nil)
+			var cond map[string]any
+			for _, c := range path(got, "status.conditions").([]any) {
+				if c.(map[string]any)["type"] == "NamesAccepted" {
+					cond = c.(map[string]any)
+				}
+			}
+			if cond == nil || fmt.Sprintf("%s/%s", cond["status"], cond["reason"]) != tt.want || cond["message"] != tt.message {
+				t.Fatalf("NamesAccepted: got %v; want %s %q", cond, tt.want, tt.message)
+			}
+			served := s.do("GET", "/apis/conflict.example.org/v1/"+tt.plural, nil).code == http.StatusOK
+			if served != strings.HasPrefix(tt.want, "True") {
+				t.Errorf("kind served: got %v; want %v", served, !served)
+			}
+		})
+	}
+}
+
+func TestCRDInvalid(t *testing.T) {
+	s := newServer(t)
+	good := func() map[string]any { return crd("bad.example.org", "things", "Thing", crdVersion("v1", true, true, nil)) }
+	tests := []struct {
+		name   string
+		edit   func(c map[string]any)
+		causes []string // "field: type"
+	}{
+		{"name not plural.group", func(c map[string]any) { c["metadata"].(map[string]any)["name"] = "other.bad.example.org" },
+			[]string{"metadata.name: FieldValueInvalid"}},
+		{"group without a dot", func(c map[string]any) {
+			c["spec"].(map[string]any)["group"] = "bad"
+			c["metadata"].(map[string]any)["name"] = "things.bad"
+		}, []string{"spec.group: FieldValueInvalid"}},
+		{"bad scope", func(c map[string]any) { c["spec"].(map[string]any)["scope"] = "Galaxy" }, []string{"spec.scope: FieldValueNotSupported"}},
+		{"no storage version", func(c map[string]any) {
+			path(c, "spec.versions").([]any)[0].(map[string]any)["storage"] = false
+		}, []string{"spec.versions: FieldValueInvalid", "status.storedVersions: FieldValueInvalid"}},
+		{"bad version name", func(c map[string]any) {
+			path(c, "spec.versions").([]any)[0].(map[string]any)["name"] = "V1"
+		}, []string{"spec.versions[0].name: FieldValueInvalid"}},
+		{"non-structural schema: a property without type", func(c map[string]any) {
+			v := path(c, "spec.versions").([]any)[0].(map[string]any)
+			path(v, "schema.openAPIV3Schema.properties").(map[string]any)["spec"] = map[string]any{"properties": map[string]any{"a": map[string]any{"type": "string"}}}
+		}, []string{"spec.validation.openAPIV3Schema.properties[spec].type: FieldValueRequired"}},
+		{"kind equals listKind", func(c map[string]any) { path(c, "spec.names").(map[string]any)["listKind"] = "Thing" },
+			[]string{"spec.names.listKind: FieldValueInvalid"}},
+		{"bad column type", func(c map[string]any) {
+			path(c, "spec.versions").([]any)[0].(map[string]any)["additionalPrinterColumns"] = []any{map[string]any{"name": "X", "type": "color", "jsonPath": ".spec.x"}}
+		}, []string{"spec.versions[0].additionalPrinterColumns[0].type: FieldValueInvalid"}},
+		{"webhook conversion without a client config", func(c map[string]any) {
+			c["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook", "webhook": map[string]any{"conversionReviewVersions": []any{"v1"}}}
+		}, []string{"spec.conversion.webhookClientConfig: FieldValueRequired"}},
+		{"protected group without approval", func(c map[string]any) {
+			c["spec"].(map[string]any)["group"] = "x.k8s.io"
+			c["metadata"].(map[string]any)["name"] = "things.x.k8s.io"
+		}, []string{"metadata.annotations[api-approved.kubernetes.io]: FieldValueRequired"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.t = t
+			c := good()
+			tt.edit(c)
+			r := s.do("POST", crdsPath, c)
+			if r.code != http.StatusUnprocessableEntity {
+				t.Fatalf("got %d %s; want 422", r.code, r.body)
+			}
+			var got []string
+			for _, cause := range path(r.obj(t), "details.causes").([]any) {
+				m := cause.(map[string]any)
+				got = append(got, fmt.Sprintf("%s: %s", m["field"], m["reason"]))
+			}
+			if !slices.Equal(got, tt.causes) {
+				t.Errorf("causes: got %v; want %v (%s)", got, tt.causes, r.body)
+			}
+		})
+	}
+	if got := s.discoveredKinds("bad.example.org/v1"); got != nil {
+		t.Errorf("an invalid CRD is served: %v", got)
+	}
+}
