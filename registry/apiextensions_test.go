@@ -159,7 +159,9 @@ func TestCRDLifecycle(t *testing.T) {
 		if !w.ended() {
 			t.Error("the watch on the deleted CRD's kind goes on; want it ended")
 		}
-		waitFor(t, func() bool { return s.do("GET", crdsPath+"/crontabs.stable.example.org", nil).code == http.StatusNotFound })
+		waitFor(t, func() bool {
+			return s.do("GET", crdsPath+"/crontabs.stable.example.org", nil).code == http.StatusNotFound
+		})
 		if r := s.do("GET", ct, nil); r.code != http.StatusNotFound {
 			t.Errorf("list after the delete: got %d; want 404", r.code)
 		}
@@ -232,7 +234,9 @@ func TestCRDNameConflict(t *testing.T) {
 
 func TestCRDInvalid(t *testing.T) {
 	s := newServer(t)
-	good := func() map[string]any { return crd("bad.example.org", "things", "Thing", crdVersion("v1", true, true, nil)) }
+	good := func() map[string]any {
+		return crd("bad.example.org", "things", "Thing", crdVersion("v1", true, true, nil))
+	}
 	tests := []struct {
 		name   string
 		edit   func(c map[string]any)
