@@ -234,8 +234,8 @@ func (r *Registry) crdResource() *Resource {
 			}
 			return nil
 		},
-		ValidateCreate: func(_ context.Context, obj Object) []FieldError { return validateCRD(obj, nil) },
-		ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError { return validateCRD(obj, old) },
+		ValidateCreate: func(_ context.Context, obj Object) []FieldError { return r.validateCRD(obj, nil) },
+		ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError { return r.validateCRD(obj, old) },
 		// A CRD keeps the cleanup finalizer until its instances are gone.
 		Finalizers: func(_ context.Context, obj Object) []string {
 			if obj.deleting() {
@@ -261,6 +261,31 @@ func (r *Registry) crdResource() *Resource {
 		AfterWrite: func(ctx context.Context, _ Object, rev uint64) { r.crds.wait(ctx, rev) },
 	}
 	return res
+}
+
+// validateCRD is kube's validation of a CRD (validateCRD), then the
+// check that its kinds can be served here: each served version's
+// resource compiles (its CEL rules with Options.CEL, its field manager).
+func (r *Registry) validateCRD(obj, old Object) []FieldError {
+	if errs := validateCRD(obj, old); len(errs) > 0 {
+		return errs
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil
+	}
+	crds, err := schema.ParseCRDs(b)
+	if err != nil || len(crds) != 1 {
+		return nil // validateCRD's servable reported it
+	}
+	var errs []FieldError
+	for _, res := range FromCRD(crds[0]) {
+		if err := r.prepare(res); err != nil {
+			i := slices.IndexFunc(crds[0].Versions, func(v schema.Version) bool { return v.Name == res.Version })
+			errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i), Value: "", Detail: err.Error()})
+		}
+	}
+	return errs
 }
 
 // defaultCRD sets kube's defaults of a v1 CRD: names.singular and

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"embed"
 	"encoding/base64"
 	"fmt"
@@ -19,7 +20,9 @@ type Options struct {
 	Storage storage.Interface
 	// Registry tunes the registry; its Storage is set from Storage.
 	Registry registry.Options
-	// CRDs are served besides the built-in resources (see schema.LoadCRDs).
+	// CRDs are created through the API at start (Registry.InstallCRDs),
+	// besides the embedded widgets CRD, and served as any CRD a client
+	// creates (see schema.LoadCRDs).
 	CRDs []schema.CRD
 	// Auth says who may use the server; the zero value lets anyone do
 	// anything.
@@ -52,6 +55,12 @@ var crds embed.FS
 // Widgets is the widgets.example.com/v1 Widget resource, read from the
 // CRD manifest embedded from crds/widgets.example.com.yaml.
 func Widgets() *registry.Resource {
+	return registry.FromCRD(WidgetsCRD())[0]
+}
+
+// WidgetsCRD is the CRD embedded from crds/widgets.example.com.yaml,
+// which New creates.
+func WidgetsCRD() schema.CRD {
 	b, err := crds.ReadFile("crds/widgets.example.com.yaml")
 	if err != nil {
 		panic(err) // embedded at build time
@@ -60,7 +69,7 @@ func Widgets() *registry.Resource {
 	if err != nil || len(defs) != 1 {
 		panic(fmt.Sprintf("the embedded widgets CRD: %v", err)) // checked by tests
 	}
-	return registry.FromCRD(defs[0])[0]
+	return defs[0]
 }
 
 // New returns the example registry.
@@ -77,14 +86,13 @@ func New(opts Options) (*registry.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	resources := []*registry.Resource{ConfigMaps(), Widgets()}
-	for _, crd := range opts.CRDs {
-		resources = append(resources, registry.FromCRD(crd)...)
+	if err := r.Register(ConfigMaps()); err != nil {
+		return nil, err
 	}
-	for _, res := range resources {
-		if err := r.Register(res); err != nil {
-			return nil, err
-		}
+	// The CRDs take the path a client's kubectl apply -f takes.
+	if err := r.InstallCRDs(context.Background(), append([]schema.CRD{WidgetsCRD()}, opts.CRDs...)...); err != nil {
+		r.Close()
+		return nil, err
 	}
 	return r, nil
 }
