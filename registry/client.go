@@ -301,7 +301,7 @@ func (c *Client[T]) Watch(ctx context.Context, namespace string, opts ListOption
 	if err != nil {
 		return nil, toStatus(err, res, "")
 	}
-	wi, err := c.r.store.Watch(ctx, res.collectionKey(namespace), wo)
+	wi, err := c.r.storeFor(res).Watch(ctx, res.collectionKey(namespace), wo)
 	if err != nil {
 		return nil, toStatus(err, res, "")
 	}

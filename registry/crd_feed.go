@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/internal/discovery"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
@@ -422,8 +423,20 @@ func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
 		crd.Names.Singular = toLower(a.Kind)
 	}
 	resources := FromCRD(crd)
+	convert, err := f.converter(c)
+	if err != nil {
+		f.r.log.Error("the CRD feed cannot serve a CRD: its conversion webhook", "name", name, "err", err)
+		f.unserve(name)
+		return
+	}
+	storageVersion := ""
+	if len(c.Spec.Versions) > 1 || len(c.Status.StoredVersions) > 1 {
+		storageVersion = c.Spec.storageVersion()
+	}
 	ids := make([]string, len(resources))
 	for i, res := range resources {
+		res.StorageVersion, res.Convert = storageVersion, convert
+		res.Warnings = deprecationWarnings(c, res.Version)
 		res.Strategy.PrepareForCreate = func(_ context.Context, obj Object) error {
 			if terminating.Load() {
 				return newStatus(403, "Forbidden", fmt.Sprintf("%s %q is forbidden: create not allowed while custom resource definition is terminating", res.qualified(), obj.Name()),
@@ -444,6 +457,45 @@ func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
 	f.mu.Lock()
 	s.fingerprint, s.ids = fp, ids
 	f.mu.Unlock()
+}
+
+// converter is the ConvertFunc of c's conversion strategy: nil for None.
+func (f *crdFeed) converter(c *crdObject) (ConvertFunc, error) {
+	conv := c.Spec.Conversion
+	if conv == nil || conv.Strategy != "Webhook" || conv.Webhook == nil {
+		return nil, nil
+	}
+	return f.r.newConversionWebhook(conv.Webhook.ClientConfig)
+}
+
+// deprecationWarnings are the warnings of c's version v, as kube sends
+// them on every request to a deprecated version.
+func deprecationWarnings(c *crdObject, v string) []string {
+	var dep *crdVersion
+	for i := range c.Spec.Versions {
+		if c.Spec.Versions[i].Name == v && c.Spec.Versions[i].Deprecated {
+			dep = &c.Spec.Versions[i]
+		}
+	}
+	if dep == nil {
+		return nil
+	}
+	if dep.DeprecationWarning != nil {
+		return []string{*dep.DeprecationWarning}
+	}
+	sp := c.Spec
+	msg := fmt.Sprintf("%s/%s %s is deprecated", sp.Group, v, sp.Names.Kind)
+	var better []string
+	for _, o := range sp.Versions {
+		if o.Served && !o.Deprecated && discovery.CompareVersions(o.Name, v) < 0 {
+			better = append(better, o.Name)
+		}
+	}
+	if len(better) > 0 {
+		slices.SortFunc(better, discovery.CompareVersions)
+		msg += fmt.Sprintf("; use %s/%s %s", sp.Group, better[0], sp.Names.Kind)
+	}
+	return []string{msg}
 }
 
 // unserve unregisters the kinds of the CRD called name, and forgets it

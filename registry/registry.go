@@ -56,6 +56,10 @@ type Options struct {
 	// apiextensions.k8s.io/v1 CustomResourceDefinitions (apiextensions.go),
 	// which are served by default, their kinds with them.
 	DisableCustomResourceDefinitions bool
+	// ResolveService finds a conversion webhook given as a service (a
+	// CRD's spec.conversion.webhook.clientConfig.service); nil is kube's
+	// default, https://NAME.NAMESPACE.svc:PORT.
+	ResolveService ServiceResolver
 
 	// Authenticator finds who sends each request; a request it does not
 	// accept answers 401. Nil serves every request as system:anonymous
@@ -223,6 +227,9 @@ func (r *Registry) prepare(res *Resource) error {
 		return err
 	}
 	res.merge = mergeSchema(res.Schema)
+	if res.converts() {
+		res.convertID = convertIDs.Add(1)
+	}
 	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
 	if err != nil {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
@@ -300,6 +307,9 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	rq.Request = req.WithContext(withWarnings(ctx, w.Header()))
+	for _, msg := range rq.res.Warnings {
+		Warn(rq.Context(), msg)
+	}
 	if err := h(r, w, rq); err != nil {
 		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
 	}

@@ -74,6 +74,21 @@ type Resource struct {
 	// of replacing whatever is stored.
 	RequireResourceVersion bool
 
+	// StorageVersion, when set, is the version the resource's objects are
+	// stored at (the versions of a group and plural share one storage
+	// prefix): objects are converted to it on every write, and from it
+	// (or any older version they were stored at) to Version on every
+	// read, list and watch (convert.go). Empty: stored as written.
+	StorageVersion string
+	// Convert converts objects between versions when StorageVersion is
+	// set; nil is kube's None strategy (apiVersion rewritten).
+	Convert ConvertFunc
+	// Warnings are sent with every response of the resource, as kube
+	// sends a deprecated version's warning.
+	Warnings []string
+
+	convertID uint64 // numbers the resource's converted states in Memos; set by Register
+
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
 	// defaults is set by Register when the schema has defaults to fill

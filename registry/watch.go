@@ -75,7 +75,7 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *routed) error {
 	if err != nil {
 		return err
 	}
-	wi, err := r.store.Watch(ctx, rq.res.collectionKey(rq.namespace), opts)
+	wi, err := r.storeFor(rq.res).Watch(ctx, rq.res.collectionKey(rq.namespace), opts)
 	if err != nil && !errors.Is(err, storage.ErrExpired) {
 		return err
 	}
