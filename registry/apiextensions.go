@@ -245,6 +245,14 @@ func (r *Registry) crdResource() *Resource {
 		},
 		PrepareForDelete: func(_ context.Context, obj Object) error {
 			meta := obj.Meta()
+			// kube's CRD delete sets deletionTimestamp alone: no grace
+			// period, and generation kept.
+			if _, first := meta["deletionGracePeriodSeconds"]; first {
+				delete(meta, "deletionGracePeriodSeconds")
+				if g := generation(obj); g > 1 {
+					meta["generation"] = g - 1
+				}
+			}
 			if !slices.Contains(obj.Finalizers(), crdCleanupFinalizer) {
 				l, _ := meta["finalizers"].([]any)
 				meta["finalizers"] = append(l, crdCleanupFinalizer)
@@ -295,7 +303,43 @@ func defaultCRD(obj Object) {
 	if spec == nil {
 		return
 	}
+	// What kube's typed decoding drops (empty lists and zero numbers of
+	// omitempty fields) is dropped here too.
+	dropEmpty := func(m map[string]any, keys ...string) {
+		for _, k := range keys {
+			switch v := m[k].(type) {
+			case []any:
+				if len(v) == 0 {
+					delete(m, k)
+				}
+			case string:
+				if v == "" {
+					delete(m, k)
+				}
+			case nil:
+				delete(m, k)
+			}
+		}
+	}
+	vs, _ := spec["versions"].([]any)
+	for _, v := range vs {
+		vm, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		dropEmpty(vm, "additionalPrinterColumns", "selectableFields")
+		cols, _ := vm["additionalPrinterColumns"].([]any)
+		for _, c := range cols {
+			if cm, ok := c.(map[string]any); ok {
+				dropEmpty(cm, "description", "format")
+				if p, ok := cm["priority"]; ok && fmt.Sprint(p) == "0" {
+					delete(cm, "priority")
+				}
+			}
+		}
+	}
 	if names, ok := spec["names"].(map[string]any); ok {
+		dropEmpty(names, "shortNames", "categories")
 		kind, _ := names["kind"].(string)
 		if s, _ := names["singular"].(string); s == "" && kind != "" {
 			names["singular"] = toLower(kind)

@@ -263,7 +263,7 @@ func TestCRDInvalid(t *testing.T) {
 			[]string{"spec.names.listKind: FieldValueInvalid"}},
 		{"bad column type", func(c map[string]any) {
 			path(c, "spec.versions").([]any)[0].(map[string]any)["additionalPrinterColumns"] = []any{map[string]any{"name": "X", "type": "color", "jsonPath": ".spec.x"}}
-		}, []string{"spec.versions[0].additionalPrinterColumns[0].type: FieldValueInvalid"}},
+		}, []string{"spec.additionalPrinterColumns[0].type: FieldValueInvalid"}},
 		{"webhook conversion without a client config", func(c map[string]any) {
 			c["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook", "webhook": map[string]any{"conversionReviewVersions": []any{"v1"}}}
 		}, []string{"spec.conversion.webhookClientConfig: FieldValueRequired"}},

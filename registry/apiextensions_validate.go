@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -62,10 +63,11 @@ func validateCRD(obj, old Object) []FieldError {
 
 	// Per-version schemas, subresources and columns that are all the same
 	// are kube's internal top-level ones: their errors are reported there.
-	sameSchemas, sameSubresources := len(sp.Versions) > 0, len(sp.Versions) > 0
+	sameSchemas, sameSubresources, sameColumns := len(sp.Versions) > 0, len(sp.Versions) > 0, len(sp.Versions) > 0
 	for _, v := range sp.Versions[min(1, len(sp.Versions)):] {
 		sameSchemas = sameSchemas && bytes.Equal(compactJSON(v.Schema), compactJSON(sp.Versions[0].Schema))
 		sameSubresources = sameSubresources && bytes.Equal(compactJSON(v.Subresources), compactJSON(sp.Versions[0].Subresources))
+		sameColumns = sameColumns && reflect.DeepEqual(v.Columns, sp.Versions[0].Columns)
 	}
 	if len(sp.Versions) == 0 {
 		add(validation.TypeInvalid, "spec.versions", "null", "must have exactly one version marked as storage version")
@@ -103,15 +105,21 @@ func validateCRD(obj, old Object) []FieldError {
 		if i == 0 || !sameSubresources {
 			errs = append(errs, validateSubresources(v.Subresources, subPath)...)
 		}
-		for j, col := range v.Columns {
-			errs = append(errs, validateColumn(col, fmt.Sprintf("%s.additionalPrinterColumns[%d]", p, j))...)
+		colPath := p + ".additionalPrinterColumns"
+		if sameColumns {
+			colPath = "spec.additionalPrinterColumns"
+		}
+		if i == 0 || !sameColumns {
+			for j, col := range v.Columns {
+				errs = append(errs, validateColumn(col, fmt.Sprintf("%s[%d]", colPath, j))...)
+			}
 		}
 	}
 	if !unique {
-		add(validation.TypeInvalid, "spec.versions", versionsValue(sp.Versions), "must contain unique version names")
+		add(validation.TypeInvalid, "spec.versions", versionsValue(sp.Versions, sameSchemas, sameSubresources, sameColumns), "must contain unique version names")
 	}
 	if storage != 1 && len(sp.Versions) > 0 {
-		add(validation.TypeInvalid, "spec.versions", versionsValue(sp.Versions), "must have exactly one version marked as storage version")
+		add(validation.TypeInvalid, "spec.versions", versionsValue(sp.Versions, sameSchemas, sameSubresources, sameColumns), "must have exactly one version marked as storage version")
 	}
 	for _, f := range [...]struct{ name, value string }{{"plural", sp.Names.Plural}, {"singular", sp.Names.Singular}, {"kind", sp.Names.Kind}, {"listKind", sp.Names.ListKind}} {
 		if f.value == "" {
@@ -393,7 +401,7 @@ func validateConversion(c *crdConversion, path string) []FieldError {
 func validateStoredVersions(stored []string, versions []crdVersion) []FieldError {
 	const p = "status.storedVersions"
 	if len(stored) == 0 {
-		return []FieldError{{Type: validation.TypeInvalid, Field: p, Value: []string{}, Detail: "must have at least one stored version"}}
+		return []FieldError{{Type: validation.TypeInvalid, Field: p, Value: nil, Detail: "must have at least one stored version"}}
 	}
 	var errs []FieldError
 	names := map[string]bool{}
@@ -434,12 +442,47 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-func versionsValue(vs []crdVersion) any {
-	out := make([]string, len(vs))
+// versionsValue is spec.versions as kube's messages print it: its
+// internal type's JSON, with the schemas, subresources and columns that
+// every version shares moved to the top level (null here).
+func versionsValue(vs []crdVersion, sameSchemas, sameSubresources, sameColumns bool) any {
+	out := make([]any, len(vs))
 	for i, v := range vs {
-		out[i] = v.Name
+		m := map[string]any{"Name": v.Name, "Served": v.Served, "Storage": v.Storage, "Deprecated": v.Deprecated,
+			"DeprecationWarning": v.DeprecationWarning, "Schema": nil, "Subresources": nil, "AdditionalPrinterColumns": nil, "SelectableFields": nil}
+		if !sameSchemas && len(v.Schema) > 0 {
+			m["Schema"] = json.RawMessage(v.Schema)
+		}
+		if !sameSubresources && len(v.Subresources) > 0 {
+			m["Subresources"] = json.RawMessage(v.Subresources)
+		}
+		if !sameColumns && len(v.Columns) > 0 {
+			m["AdditionalPrinterColumns"] = v.Columns
+		}
+		out[i] = orderedVersion(m)
 	}
 	return out
+}
+
+// orderedVersion marshals a version's fields in the internal type's
+// order, as kube prints them.
+type orderedVersion map[string]any
+
+func (o orderedVersion) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range []string{"Name", "Served", "Storage", "Deprecated", "DeprecationWarning", "Schema", "Subresources", "AdditionalPrinterColumns", "SelectableFields"} {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		v, err := json.Marshal(o[k])
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "%q:%s", k, v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 var dns1035Re = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"weak"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -309,13 +310,18 @@ func (c *Client[T]) Watch(ctx context.Context, namespace string, opts ListOption
 	go func() { // owned by this watch; ends with ctx or the store's watch
 		defer close(out)
 		defer wi.Stop()
+		retired := res.retired
+		var teardown <-chan time.Time
 		for {
 			var ev watch.Event
 			var ok bool
 			select {
 			case <-ctx.Done():
 				return
-			case <-res.retired: // no longer served: the watch ends
+			case <-retired: // no longer served: the watch ends a moment later, as an HTTP watch
+				retired, teardown = nil, time.After(retiredWatchGrace)
+				continue
+			case <-teardown:
 				return
 			case ev, ok = <-wi.ResultChan():
 				if !ok {

@@ -24,7 +24,7 @@ func FromCRD(crd schema.CRD) []*Resource {
 			Group: crd.Group, Version: v.Name, Kind: crd.Names.Kind,
 			Plural: crd.Names.Plural, Singular: crd.Names.Singular,
 			ShortNames: crd.Names.ShortNames, Categories: crd.Names.Categories,
-			Namespaced: crd.Namespaced, Status: v.Status, Generation: true, RequireResourceVersion: true,
+			Namespaced: crd.Namespaced, Status: v.Status, Generation: true, RequireResourceVersion: true, customResource: true,
 			SelectableFields: v.SelectableFields,
 			Schema:           v.Schema,
 		}

@@ -87,6 +87,10 @@ type Resource struct {
 	// sends a deprecated version's warning.
 	Warnings []string
 
+	// customResource marks a resource made by FromCRD: discovery lists
+	// its verbs as kube lists a custom resource's.
+	customResource bool
+
 	convertID uint64 // numbers the resource's converted states in Memos; set by Register
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
