@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/kapi-dev/kapi/schema"
@@ -235,7 +236,15 @@ func (r *Registry) crdResource() *Resource {
 			return nil
 		},
 		ValidateCreate: func(_ context.Context, obj Object) []FieldError { return r.validateCRD(obj, nil) },
-		ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError { return r.validateCRD(obj, old) },
+		ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError {
+			if reflect.DeepEqual(obj["spec"], old["spec"]) {
+				// A status write (the feed's): the spec was checked when
+				// it was written; the status is checked as kube's status
+				// strategy does.
+				return validateCRDStatus(obj)
+			}
+			return r.validateCRD(obj, old)
+		},
 		// A CRD keeps the cleanup finalizer until its instances are gone.
 		Finalizers: func(_ context.Context, obj Object) []string {
 			if obj.deleting() {

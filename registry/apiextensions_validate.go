@@ -162,6 +162,17 @@ func validateCRD(obj, old Object) []FieldError {
 	return errs
 }
 
+// validateCRDStatus is kube's validation of a CRD's status: its accepted
+// names, and its storedVersions against its versions.
+func validateCRDStatus(obj Object) []FieldError {
+	c, err := readCRD(obj)
+	if err != nil {
+		return []FieldError{{Type: validation.TypeInvalid, Field: "status", Value: "", Detail: err.Error()}}
+	}
+	errs := validateNames(c.Status.AcceptedNames, "status.acceptedNames")
+	return append(errs, validateStoredVersions(c.Status.StoredVersions, c.Spec.Versions)...)
+}
+
 // servable checks that schema.ParseCRDs reads the CRD (what serving its
 // kinds takes), for what validateCRD does not check itself.
 func servable(obj Object) []FieldError {
