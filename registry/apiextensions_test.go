@@ -1,12 +1,18 @@
 package registry_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/storage/memory"
 )
 
 const crdsPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -294,4 +300,64 @@ func TestCRDInvalid(t *testing.T) {
 	if got := s.discoveredKinds("bad.example.org/v1"); got != nil {
 		t.Errorf("an invalid CRD is served: %v", got)
 	}
+}
+
+// FuzzCRDCreate sends arbitrary CustomResourceDefinitions to the CRD
+// resource: each is served (201) or refused with a 4xx, never a 500 or a
+// panic, and a served one's kind answers a list.
+func FuzzCRDCreate(f *testing.F) {
+	for _, seed := range []string{
+		`{"metadata":{"name":"as.f.example.org"},"spec":{"group":"f.example.org","scope":"Namespaced","names":{"plural":"as","kind":"A"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`,
+		`{"metadata":{"name":"bs.f.example.org"},"spec":{"group":"f.example.org","scope":"Cluster","names":{"plural":"bs","kind":"B","shortNames":["b"]},"versions":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"x":{"type":"integer","default":3}}}}}},"subresources":{"status":{},"scale":{"specReplicasPath":".spec.x","statusReplicasPath":".status.x"}}},{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}],"conversion":{"strategy":"Webhook","webhook":{"conversionReviewVersions":["v1"],"clientConfig":{"url":"https://127.0.0.1:1/x"}}}}}`,
+		`{"metadata":{"name":"cs.f.example.org"},"spec":{"group":"f.example.org","names":{"plural":"cs"},"versions":[{"name":"V1","schema":{"openAPIV3Schema":{"properties":{"a":{}}}}}]}}`,
+		`{"spec":{"versions":"x"}}`, `{"spec":{"names":{"kind":7}}}`, `{}`, `null`,
+	} {
+		f.Add([]byte(seed))
+	}
+	reg, err := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer reg.Close()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req := httptest.NewRequest("POST", crdsPath, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		reg.ServeHTTP(w, req)
+		switch {
+		case w.Code == http.StatusCreated:
+			var c struct {
+				Spec struct {
+					Group string `json:"group"`
+					Names struct {
+						Plural string `json:"plural"`
+					} `json:"names"`
+					Versions []struct {
+						Name   string `json:"name"`
+						Served bool   `json:"served"`
+					} `json:"versions"`
+				} `json:"spec"`
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &c); err != nil {
+				t.Fatalf("201 with a body that is no CRD: %s", w.Body)
+			}
+			for _, v := range c.Spec.Versions {
+				if !v.Served {
+					continue
+				}
+				lw := httptest.NewRecorder()
+				reg.ServeHTTP(lw, httptest.NewRequest("GET", "/apis/"+c.Spec.Group+"/"+v.Name+"/"+c.Spec.Names.Plural, nil))
+				if lw.Code != http.StatusOK {
+					t.Errorf("list of a created CRD's kind %s/%s: got %d %s", c.Spec.Group, v.Name, lw.Code, lw.Body)
+				}
+			}
+			dw := httptest.NewRecorder()
+			reg.ServeHTTP(dw, httptest.NewRequest("DELETE", crdsPath+"/"+c.Metadata.Name, nil))
+		case w.Code >= 500 || w.Code < 400:
+			t.Fatalf("got %d %s; want 201 or a 4xx", w.Code, w.Body)
+		}
+	})
 }

@@ -60,7 +60,7 @@ func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, 
 		})
 		return
 	}
-	writeBody(w, req, http.StatusOK, negotiate.JSON, docs.apiGroupList)
+	docs.apiGroupList.serve(w, req)
 }
 
 // serveGroup serves /apis/GROUP.

@@ -2,15 +2,19 @@ package registry
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/kapi-dev/kapi/registry/internal/discovery"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/internal/openapi"
 )
 
@@ -56,9 +60,40 @@ type resTable struct {
 // tableDocs are a table's own documents, built together on first use.
 type tableDocs struct {
 	aggregatedCore, aggregatedAPIs []byte // apidiscovery.k8s.io/v2 of /api and /apis
-	apiGroupList                   []byte // the APIGroupList of /apis
+	apiGroupList                   *doc   // the APIGroupList of /apis
 	groupDocs                      map[string][]byte
-	openAPIIndex                   []byte // /openapi/v3
+	openAPIIndex                   *doc // /openapi/v3
+}
+
+// doc is a JSON document served as it is, with its gzip form made once
+// (the first time a client that accepts gzip asks for it) when it is
+// large enough to be compressed.
+type doc struct {
+	raw    []byte
+	gzOnce sync.Once
+	gz     []byte
+}
+
+// serve writes d as writeBody would, from the cached forms.
+func (d *doc) serve(w http.ResponseWriter, req *http.Request) {
+	if len(d.raw) <= gzipThreshold || negotiate.Pretty(req) || !negotiate.AcceptsGzip(req) {
+		writeBody(w, req, http.StatusOK, negotiate.JSON, d.raw)
+		return
+	}
+	d.gzOnce.Do(func() {
+		var b bytes.Buffer
+		gw := gzip.NewWriter(&b)
+		gw.Write(d.raw)
+		gw.Close()
+		d.gz = b.Bytes()
+	})
+	h := w.Header()
+	h.Set("Content-Type", negotiate.Types[negotiate.JSON])
+	h.Set("Content-Encoding", "gzip")
+	h.Add("Vary", "Accept-Encoding")
+	h.Set("Content-Length", strconv.Itoa(len(d.gz)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(d.gz)
 }
 
 // groupVer is one served group version and its resources, in plural
@@ -169,7 +204,7 @@ func (t *resTable) documents(gitVersion string) *tableDocs {
 			ag.Kind, ag.APIVersion = "APIGroup", "v1"
 			d.groupDocs[g] = mustJSON(ag)
 		}
-		d.apiGroupList = mustJSON(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+		d.apiGroupList = &doc{raw: mustJSON(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})}
 		var gvs []*groupVer
 		for _, vs := range t.groups {
 			for _, gv := range vs {
@@ -187,7 +222,7 @@ func (t *resTable) documents(gitVersion string) *tableDocs {
 			fmt.Fprintf(&b, `%q:{"serverRelativeURL":%q}`, gv.path(), "/openapi/v3/"+gv.path()+"?hash="+hash)
 		}
 		b.WriteString(`}}`)
-		d.openAPIIndex = b.Bytes()
+		d.openAPIIndex = &doc{raw: b.Bytes()}
 	})
 	return &t.docs
 }
