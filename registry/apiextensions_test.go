@@ -361,3 +361,50 @@ func FuzzCRDCreate(f *testing.F) {
 		}
 	})
 }
+
+// CRDs are created and deleted in a loop while widgets are written and
+// watched: no write fails, the watch sees every widget, and each CRD's
+// kind is served while it lives (run with -race).
+func TestCRDsComeAndGoUnderLoad(t *testing.T) {
+	s := newServer(t)
+	const writes, crds = 100, 10
+	ws := s.watch("/apis/example.com/v1/namespaces/default/widgets?watch=true")
+	errs := make(chan error, writes+4*crds)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range crds {
+			g := fmt.Sprintf("loop%d.example.org", i)
+			name := "things." + g
+			if r := s.do("POST", crdsPath, crd(g, "things", "Thing", crdVersion("v1", true, true, nil))); r.code != 201 {
+				errs <- fmt.Errorf("create CRD %s: %d %s", name, r.code, r.body)
+				continue
+			}
+			if r := s.do("POST", "/apis/"+g+"/v1/namespaces/default/things", map[string]any{"apiVersion": g + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}}); r.code != 201 {
+				errs <- fmt.Errorf("create a Thing of %s: %d %s", name, r.code, r.body)
+			}
+			if r := s.do("DELETE", crdsPath+"/"+name, nil); r.code != 200 {
+				errs <- fmt.Errorf("delete CRD %s: %d %s", name, r.code, r.body)
+			}
+		}
+	}()
+	for i := range writes {
+		if r := s.do("POST", "/apis/example.com/v1/namespaces/default/widgets", widget(fmt.Sprintf("w%d", i), nil, nil)); r.code != 201 {
+			errs <- fmt.Errorf("create w%d: %d %s", i, r.code, r.body)
+		}
+	}
+	<-done
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for i := range writes {
+		if ev := ws.next(); evType(ev) != "ADDED" || str(evObj(ev), "metadata.name") != fmt.Sprintf("w%d", i) {
+			t.Fatalf("watch event %d: got %v; want ADDED w%d", i, ev, i)
+		}
+	}
+	waitFor(t, func() bool {
+		l := s.must(200, "GET", crdsPath, nil)
+		return len(l["items"].([]any)) == 0
+	})
+}
