@@ -3,6 +3,7 @@ package registry
 import (
 	"net/http"
 	"sort"
+	"strconv"
 
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/registry/internal/discovery"
@@ -48,6 +49,7 @@ func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, 
 		}
 		w.Header().Set("Content-Type", aggregatedV2ContentType)
 		w.Header().Set("Vary", "Accept")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		w.WriteHeader(http.StatusOK)
 		w.Write(b)
 		return

@@ -22,7 +22,7 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 	rest := strings.TrimPrefix(strings.TrimPrefix(path, "/openapi/v3"), "/")
 	t := r.tab.Load()
 	if rest == "" {
-		t.documents(r.opts.Version.GitVersion).openAPIIndex.serve(w, req)
+		t.openAPIIndex(r.opts.Version.GitVersion).serve(w, req)
 		return
 	}
 	group, version := "", ""

@@ -50,11 +50,13 @@ type resTable struct {
 	resources map[string]*Resource            // by group/version/plural
 	groups    map[string]map[string]*groupVer // group → version → resources
 
-	docsOnce sync.Once
-	docs     tableDocs
-	v2Once   sync.Once
-	v2       *openapi.V2
-	v2Err    error
+	docsOnce  sync.Once
+	docs      tableDocs
+	indexOnce sync.Once
+	index     *doc // the /openapi/v3 index
+	v2Once    sync.Once
+	v2        *openapi.V2
+	v2Err     error
 }
 
 // tableDocs are a table's own documents, built together on first use.
@@ -62,7 +64,6 @@ type tableDocs struct {
 	aggregatedCore, aggregatedAPIs []byte // apidiscovery.k8s.io/v2 of /api and /apis
 	apiGroupList                   *doc   // the APIGroupList of /apis
 	groupDocs                      map[string][]byte
-	openAPIIndex                   *doc // /openapi/v3
 }
 
 // doc is a JSON document served as it is, with its gzip form made once
@@ -205,6 +206,15 @@ func (t *resTable) documents(gitVersion string) *tableDocs {
 			d.groupDocs[g] = mustJSON(ag)
 		}
 		d.apiGroupList = &doc{raw: mustJSON(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})}
+	})
+	return &t.docs
+}
+
+// openAPIIndex returns the table's /openapi/v3 index, building it once:
+// the hash of each group version's document, built (once per groupVer)
+// for it.
+func (t *resTable) openAPIIndex(gitVersion string) *doc {
+	t.indexOnce.Do(func() {
 		var gvs []*groupVer
 		for _, vs := range t.groups {
 			for _, gv := range vs {
@@ -222,9 +232,9 @@ func (t *resTable) documents(gitVersion string) *tableDocs {
 			fmt.Fprintf(&b, `%q:{"serverRelativeURL":%q}`, gv.path(), "/openapi/v3/"+gv.path()+"?hash="+hash)
 		}
 		b.WriteString(`}}`)
-		d.openAPIIndex = &doc{raw: b.Bytes()}
+		t.index = &doc{raw: b.Bytes()}
 	})
-	return &t.docs
+	return t.index
 }
 
 // tableChange is one change of the table: the resources to remove (by
