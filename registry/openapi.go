@@ -22,7 +22,7 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 	rest := strings.TrimPrefix(strings.TrimPrefix(path, "/openapi/v3"), "/")
 	t := r.tab.Load()
 	if rest == "" {
-		t.openAPIIndex(r.opts.Version.GitVersion).serve(w, req)
+		t.openAPIIndex().serve(w, req)
 		return
 	}
 	group, version := "", ""
@@ -37,7 +37,7 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 		writeStatus(w, req, errPathNotFound())
 		return
 	}
-	doc, _ := gv.openAPIV3(r.opts.Version.GitVersion)
+	doc := gv.openAPIV3(r.opts.Version.GitVersion)
 	writeBody(w, req, http.StatusOK, negotiate.JSON, doc)
 }
 

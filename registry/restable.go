@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kapi-dev/kapi/registry/internal/discovery"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
@@ -108,9 +109,22 @@ type groupVer struct {
 	list       []byte // APIResourceList
 	aggregated []byte // its apidiscovery.k8s.io/v2 version entry
 
+	seq uint64 // numbers this groupVer among every one made: its documents' version
+
 	v3Once sync.Once
 	v3     []byte
-	v3Hash string
+}
+
+// groupVerSeq numbers the groupVers (restable.go's change makes them).
+var groupVerSeq atomic.Uint64
+
+// v3Hash is the hash in gv's /openapi/v3 index entry: a name of this
+// version of its document, which changes with it (as kube's, a digest
+// of the document, does) but costs nothing to compute, so the index of a
+// thousand group versions is built without building their documents.
+func (gv *groupVer) v3Hash() string {
+	sum := sha256.Sum256([]byte(gv.path() + "\x00" + strconv.FormatUint(gv.seq, 10)))
+	return strings.ToUpper(hex.EncodeToString(sum[:]))
 }
 
 func tableID(group, version, plural string) string { return group + "/" + version + "/" + plural }
@@ -133,18 +147,16 @@ func (gv *groupVer) built() *groupVer {
 	return gv
 }
 
-// openAPIV3 returns gv's OpenAPI v3 document and its hash.
-func (gv *groupVer) openAPIV3(gitVersion string) ([]byte, string) {
+// openAPIV3 returns gv's OpenAPI v3 document.
+func (gv *groupVer) openAPIV3(gitVersion string) []byte {
 	gv.v3Once.Do(func() {
 		d := openapi.GroupVersion{Group: gv.group, Version: gv.version}
 		for _, res := range gv.resources {
 			d.Resources = append(d.Resources, res.openAPI())
 		}
 		gv.v3 = mustJSON(openapi.V3(gitVersion, d))
-		sum := sha256.Sum256(gv.v3)
-		gv.v3Hash = strings.ToUpper(hex.EncodeToString(sum[:]))
 	})
-	return gv.v3, gv.v3Hash
+	return gv.v3
 }
 
 func (gv *groupVer) path() string {
@@ -210,10 +222,8 @@ func (t *resTable) documents(gitVersion string) *tableDocs {
 	return &t.docs
 }
 
-// openAPIIndex returns the table's /openapi/v3 index, building it once:
-// the hash of each group version's document, built (once per groupVer)
-// for it.
-func (t *resTable) openAPIIndex(gitVersion string) *doc {
+// openAPIIndex returns the table's /openapi/v3 index, building it once.
+func (t *resTable) openAPIIndex() *doc {
 	t.indexOnce.Do(func() {
 		var gvs []*groupVer
 		for _, vs := range t.groups {
@@ -228,8 +238,7 @@ func (t *resTable) openAPIIndex(gitVersion string) *doc {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			_, hash := gv.openAPIV3(gitVersion)
-			fmt.Fprintf(&b, `%q:{"serverRelativeURL":%q}`, gv.path(), "/openapi/v3/"+gv.path()+"?hash="+hash)
+			fmt.Fprintf(&b, `%q:{"serverRelativeURL":%q}`, gv.path(), "/openapi/v3/"+gv.path()+"?hash="+gv.v3Hash())
 		}
 		b.WriteString(`}}`)
 		t.index = &doc{raw: b.Bytes()}
@@ -277,7 +286,7 @@ func (r *Registry) change(c tableChange) error {
 		if vs == nil {
 			vs = map[string]*groupVer{}
 		}
-		gv := &groupVer{group: g, version: v}
+		gv := &groupVer{group: g, version: v, seq: groupVerSeq.Add(1)}
 		for _, res := range next.resources {
 			if res.Group == g && res.Version == v {
 				gv.resources = append(gv.resources, res)
