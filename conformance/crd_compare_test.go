@@ -374,3 +374,85 @@ func TestCompareCRDInvalid(t *testing.T) {
 		})
 	}
 }
+
+// EXT-7, URI-4: a CRD's entry in aggregated discovery (/apis as
+// apidiscovery.k8s.io/v2) and its /openapi/v3 index entry, compared with
+// the real kube-apiserver's (the standalone apiextensions-apiserver
+// serves neither) once both serve the CRD.
+func TestCompareCRDAggregatedDiscovery(t *testing.T) {
+	t.Parallel()
+	kube := kubeAPIServer(t)
+	kubeCfg := &rest.Config{Host: kube.URL, BearerToken: kube.AdminToken, TLSClientConfig: rest.TLSClientConfig{CAData: kube.CA}, QPS: -1}
+	c := &crdCompare{kapi: newEnv(t).config(), kube: kubeCfg}
+	const group = "aggregated.compare.example.org"
+	name := "crontabs." + group
+	body := compareCRD(name, group, "crontabs", "CronTab",
+		compareVersion("v1beta1", true, false, `{"type":"integer"}`, "")+","+compareVersion("v1", true, true, `{"type":"integer"}`, ""))
+	c.both(t, "create", kreq{Method: http.MethodPost, Path: crdsURL, ContentType: "application/json", Body: body}, normalizeCRD)
+	const agg = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	entry := func(cfg *rest.Config) (any, bool) {
+		hc, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequestWithContext(testContext(t), http.MethodGet, cfg.Host+"/apis", nil)
+		req.Header.Set("Accept", agg)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var l struct {
+			Items []map[string]any `json:"items"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range l.Items {
+			if md, _ := it["metadata"].(map[string]any); md["name"] == group {
+				return it, true
+			}
+		}
+		return nil, false
+	}
+	var got [2]any
+	for i, cfg := range []*rest.Config{c.kube, c.kapi} {
+		deadline := time.Now().Add(waitTimeout)
+		for {
+			e, ok := entry(cfg)
+			if ok {
+				got[i] = e
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s is not in aggregated discovery", cfg.Host, group)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if d := cmp.Diff(got[0], got[1]); d != "" {
+		t.Errorf("the CRD's aggregated discovery entry (-kube +kapi):\n%s", d)
+	}
+	paths := func(cfg *rest.Config) []string {
+		r, err := do(testContext(t), cfg, "", "", kreq{Method: http.MethodGet, Path: "/openapi/v3"})
+		if err != nil || r.Code != 200 {
+			t.Fatalf("/openapi/v3 on %s: %v %d", cfg.Host, err, r.Code)
+		}
+		var out []string
+		for p := range r.obj["paths"].(map[string]any) {
+			if strings.Contains(p, group) {
+				out = append(out, p)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	// kube's OpenAPI v3 controller adds a CRD's group versions a moment
+	// after it is served.
+	for deadline := time.Now().Add(waitTimeout); len(paths(c.kube)) < 2 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if d := cmp.Diff(paths(c.kube), paths(c.kapi)); d != "" {
+		t.Errorf("the CRD's /openapi/v3 index entries (-kube +kapi):\n%s", d)
+	}
+}

@@ -128,9 +128,10 @@ type (
 		Metadata discoveryMeta      `json:"metadata"`
 		Versions []discoveryVersion `json:"versions"`
 	}
+	// discoveryMeta is a group's metadata: its name alone (kube 1.37
+	// writes no creationTimestamp).
 	discoveryMeta struct {
-		Name              string `json:"name,omitempty"`
-		CreationTimestamp *bool  `json:"creationTimestamp"`
+		Name string `json:"name,omitempty"`
 	}
 	discoveryVersion struct {
 		Version   string              `json:"version"`
