@@ -125,6 +125,25 @@ func TestCRDLifecycle(t *testing.T) {
 				t.Errorf("preferred version: got %v; want v2", g)
 			}
 		}, "[v1 v2]"},
+		{"v2 without its status subresource, with a selectable field", func(spec map[string]any) {
+			v2 := spec["versions"].([]any)[1].(map[string]any)
+			delete(v2, "subresources")
+			v2["selectableFields"] = []any{map[string]any{"jsonPath": ".spec.size"}}
+		}, func(t *testing.T) {
+			if r := s.do("GET", "/apis/stable.example.org/v2/namespaces/default/crontabs/a/status", nil); r.code != http.StatusNotFound {
+				t.Errorf("GET v2 status: got %d; want 404", r.code)
+			}
+			// Field attributes are stored with each write: an object
+			// written after the change is selectable by the new field.
+			s.must(201, "POST", "/apis/stable.example.org/v2/namespaces/default/crontabs", map[string]any{"apiVersion": "stable.example.org/v2", "kind": "CronTab", "metadata": map[string]any{"name": "d"}, "spec": map[string]any{"size": 3}})
+			l := s.must(200, "GET", "/apis/stable.example.org/v2/namespaces/default/crontabs?fieldSelector=spec.size%3D3", nil)
+			if items := l["items"].([]any); len(items) != 1 || str(items[0].(map[string]any), "metadata.name") != "d" {
+				t.Errorf("list by the new selectable field: got %v; want d", l["items"])
+			}
+			if r := s.do("GET", "/apis/stable.example.org/v1/namespaces/default/crontabs?fieldSelector=spec.size%3D3", nil); r.code != http.StatusBadRequest {
+				t.Errorf("list by spec.size through v1, where it is not selectable: got %d; want 400", r.code)
+			}
+		}, "[v1 v2]"},
 		{"v1 no longer served", func(spec map[string]any) {
 			spec["versions"].([]any)[0].(map[string]any)["served"] = false
 		}, func(t *testing.T) {
@@ -159,8 +178,13 @@ func TestCRDLifecycle(t *testing.T) {
 		if c := conditions(del); !slices.Contains(c, "Terminating=True/InstanceDeletionPending") {
 			t.Errorf("DELETE's conditions: got %v", c)
 		}
-		if ev := w.next(); evType(ev) != "DELETED" || str(evObj(ev), "metadata.name") != "a" {
-			t.Errorf("the watch: got %v; want the instance DELETED", ev)
+		if ev := w.next(); evType(ev) != "ADDED" {
+			t.Fatalf("second event: got %v; want ADDED", ev)
+		}
+		for _, name := range []string{"a", "d"} {
+			if ev := w.next(); evType(ev) != "DELETED" || str(evObj(ev), "metadata.name") != name {
+				t.Errorf("the watch: got %v; want the instance %s DELETED", ev, name)
+			}
 		}
 		if !w.ended() {
 			t.Error("the watch on the deleted CRD's kind goes on; want it ended")
