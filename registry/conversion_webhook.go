@@ -28,6 +28,10 @@ import (
 //	 "request":{"uid":"…","desiredAPIVersion":"stable.example.com/v2","objects":[…]}}
 //	→ {"response":{"uid":"…","convertedObjects":[…],"result":{"status":"Success"}}}
 
+// errInvalidCABundle: a CRD's conversion webhook caBundle holds no PEM
+// certificate (kube then leaves the CRD not Established, InvalidCABundle).
+var errInvalidCABundle = errors.New("registry: the conversion webhook CABundle is invalid")
+
 // conversionWebhookTimeout is kube's: a CRD cannot choose its own.
 const conversionWebhookTimeout = 30 * time.Second
 
@@ -74,7 +78,7 @@ func (r *Registry) newConversionWebhook(cc *webhookClientConfig) (ConvertFunc, e
 	if len(cc.CABundle) > 0 {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(cc.CABundle) {
-			return nil, errors.New("the conversion webhook CABundle is invalid")
+			return nil, errInvalidCABundle
 		}
 		tc.RootCAs = pool
 	}

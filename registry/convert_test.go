@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,5 +187,23 @@ func TestWebhookConversion(t *testing.T) {
 	r := s.do("GET", fmt.Sprintf(base, "v1beta1")+"/t2", nil)
 	if r.code != 500 || !strings.Contains(string(r.body), "conversion webhook for conv.example.org/v1, Kind=Table failed: the converter is broken") {
 		t.Errorf("GET through a failing webhook: got %d %s; want 500 naming the webhook's message", r.code, r.body)
+	}
+}
+
+// A webhook whose caBundle holds no certificate keeps the CRD from being
+// Established (kube's InvalidCABundle), and its kinds from being served
+// (404 here; kube's handler answers 500 "error resolving resource").
+func TestWebhookInvalidCABundle(t *testing.T) {
+	s := newServer(t)
+	s.must(201, "POST", crdsPath, twoVersions(map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+		"conversionReviewVersions": []any{"v1"},
+		"clientConfig":             map[string]any{"url": "https://127.0.0.1:1/convert", "caBundle": base64.StdEncoding.EncodeToString([]byte("not a certificate"))},
+	}}))
+	got := s.must(200, "GET", crdsPath+"/tables.conv.example.org", nil)
+	if c := conditions(got); !slices.Contains(c, "Established=False/InvalidCABundle") || !slices.Contains(c, "NamesAccepted=True/NoConflicts") {
+		t.Errorf("conditions: got %v; want Established False (InvalidCABundle), NamesAccepted True", c)
+	}
+	if r := s.do("GET", "/apis/conv.example.org/v1/tables", nil); r.code != http.StatusNotFound {
+		t.Errorf("list of its kind: got %d; want 404", r.code)
 	}
 }

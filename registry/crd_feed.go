@@ -243,6 +243,13 @@ func (f *crdFeed) reconcile(ctx context.Context, name string) {
 	st := c.Status
 	st.Conditions = slices.Clone(st.Conditions)
 	accepted, namesCond, estCond := f.names(name, &c)
+	if !c.Status.isTrue(condEstablished) && estCond.Status == condTrue {
+		// kube's establishing controller: a webhook whose CA bundle
+		// holds no certificate keeps the CRD from being established.
+		if _, err := f.converter(&c); errors.Is(err, errInvalidCABundle) {
+			estCond = crdCondition{Type: condEstablished, Status: condFalse, Reason: "InvalidCABundle", Message: "The conversion webhook CABundle is invalid"}
+		}
+	}
 	st.AcceptedNames = accepted
 	now := f.r.timestamp()
 	st.setCondition(namesCond, now)
@@ -258,7 +265,7 @@ func (f *crdFeed) reconcile(ctx context.Context, name string) {
 	f.mu.Lock()
 	f.crds[name].accepted = st.AcceptedNames
 	f.mu.Unlock()
-	if st.isTrue(condNamesAccepted) || st.isTrue(condEstablished) {
+	if st.isTrue(condEstablished) || st.isTrue(condNamesAccepted) && st.condition(condEstablished).Reason != "InvalidCABundle" {
 		f.serve(name, &c, cur.Value)
 	} else {
 		f.unserve(name)
