@@ -8,14 +8,16 @@ FUZZTIME ?= 10s
 test: lint unit conformance
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 	cd cel && $(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	cd envtest && $(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # The Go modules besides the core: the etcd3 backend, CEL rules, the
 # real-client conformance checks, the side-by-side benchmarks and the
 # reference implementations' start-up (kube-apiserver built from
-# k8s.io/kubernetes).
-MODULES = storage/etcd3 cel conformance bench reference
+# k8s.io/kubernetes), envtest (controller tests, a drop-in for
+# controller-runtime's envtest) and metrics (Prometheus' client).
+MODULES = storage/etcd3 cel metrics conformance bench reference envtest
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -28,13 +30,15 @@ lint:
 	  (cd $$mod && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
 
-## unit: the tests of the core module, the etcd backend (on an embedded etcd), CEL rules, the bench module's table and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
+## unit: the tests of the core module, the etcd backend (on an embedded etcd), CEL rules, the bench module's table, envtest (and its example suite compiled against controller-runtime's envtest: -tags crenvtest) and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
 unit:
 	$(GO) test -race -count 1 ./...
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
 	cd cel && $(GO) test -race -count 1 ./...
+	cd metrics && $(GO) test -race -count 1 ./...
 	cd bench && $(GO) test -count 1 ./...
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
+	cd envtest && $(GO) test -race -count 1 ./... && $(GO) vet -tags crenvtest ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
 ## on the in-memory store, on etcd3 (an embedded etcd) and on the watch cache in front of etcd3.
@@ -67,9 +71,11 @@ fuzz:
 
 .PHONY: stress
 STRESS_OPS ?= 500000
+SERVE_STRESS_OPS ?= 300
 
-## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run.
+## stress: the storage linearizability check at length (STRESS_OPS operations per backend) under the race detector; `make test` runs 100000 on the memory store and 10000 per backend in storagetest.Run. Then serving under load on loopback: the in-flight limit holding with nothing lost or duplicated (32 clients × SERVE_STRESS_OPS creates), slow-header, stalled-body and slow-reader clients cut off while others are served.
 stress:
+	KAPI_SERVE_STRESS_OPS=$(SERVE_STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^(TestStressMaxInFlight|TestSlowReaderCutOff|TestStalledClients)$$' -v ./serve/
 	KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 30m -run '^TestLinearizable' -v ./storage/storagetest/
 	@if [ -f storage/etcd3/go.mod ]; then \
 	  cd storage/etcd3 && KAPI_LINEARIZABILITY_OPS=$(STRESS_OPS) $(GO) test -race -count 1 -timeout 60m -run 'Conformance/Linearizable' -v ./...; \

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree",
 		"registry/internal/negotiate", "registry/internal/jsonobj", "registry/internal/stream", "registry/internal/table",
 		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc", "registry/internal/deleteopts",
-		"registry/request", "registry/authn", "registry/authz", "registry/authz/rbac", "registry/admission"},
+		"registry/request", "registry/authn", "registry/authz", "registry/authz/rbac", "registry/admission", "registry/admission/webhook"},
 	// registry's stages with no need of its types (DESIGN.md: split along
 	// the request path); none imports registry.
 	"registry/internal/openapi":    {"schema"},                                      // the OpenAPI v2 and v3 documents
@@ -50,11 +50,15 @@ var allowed = map[string][]string{
 	"registry/internal/stream": {"watch", "codec/protobuf", "codec/cbor", "registry/internal/negotiate"},
 	// The request pipeline's exported stages, which users implement or
 	// call; none imports registry.
-	"registry/request":    {},                                     // a request's Info (verb, resource, …) and User
-	"registry/authn":      {"registry/request"},                   // authenticators: tokens, client certificates, front proxy, anonymous
-	"registry/authz":      {"registry/request"},                   // the Authorizer interface, allow-all, unions
-	"registry/authz/rbac": {"registry/request", "registry/authz"}, // kube's RBAC rules, indexed by subject
-	"registry/admission":  {"registry/request"},                   // admission hooks and their chain
+	"registry/request":           {},                                                                                                // a request's Info (verb, resource, …) and User
+	"registry/authn":             {"registry/request"},                                                                              // authenticators: tokens, client certificates, front proxy, anonymous
+	"registry/authz":             {"registry/request"},                                                                              // the Authorizer interface, allow-all, unions
+	"registry/authz/rbac":        {"registry/request", "registry/authz"},                                                            // kube's RBAC rules, indexed by subject
+	"registry/admission":         {"registry/request"},                                                                              // admission hooks and their chain
+	"registry/admission/webhook": {"codec", "registry/request", "registry/admission", "registry/authz/rbac", "internal/validation"}, // calling admission webhooks
+	// Serving a handler as kube-apiserver does: TLS, limits, timeouts,
+	// health, shutdown (stdlib only; metrics in the metrics module).
+	"serve": {"registry/request"},
 }
 
 // The third-party modules the core module may use (the design card).

@@ -15,7 +15,16 @@
 //     of their own: registry/request (a request's Info and User),
 //     registry/authn (authenticators), registry/authz and
 //     registry/authz/rbac (authorizers, kube's RBAC) and
-//     registry/admission (admission hooks).
+//     registry/admission (admission hooks) with registry/admission/webhook
+//     (admission webhooks);
+//   - serve: a registry (any http.Handler) served as kube-apiserver serves
+//     its API: TLS, HTTP/2, in-flight limits, timeouts, health checks,
+//     graceful shutdown, request logs, a hook for metrics (the module
+//     github.com/kapi-dev/kapi/metrics exports them for Prometheus).
+//
+// Controller authors test against kapi with the separate module
+// github.com/kapi-dev/kapi/envtest, a drop-in for controller-runtime's
+// envtest.
 //
 // This package itself holds no code; import the packages you need.
 package kapi

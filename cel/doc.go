@@ -10,4 +10,10 @@
 //
 // and the registry refuses schemas whose rules do not compile, and answers
 // 422 Invalid with one cause per failed rule.
+//
+// CompileMatchConditions does the same for admission webhooks'
+// matchConditions, with kube's own matcher
+// (k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions):
+//
+//	registry.Options{…, WebhookConditions: cel.CompileMatchConditions}
 package cel

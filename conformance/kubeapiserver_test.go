@@ -43,7 +43,7 @@ var refAPIServer struct {
 
 // kubeAPIServer returns the shared kube-apiserver, starting it on first
 // use.
-func kubeAPIServer(t *testing.T) *kubeapiserver.Server {
+func kubeAPIServer(t testing.TB) *kubeapiserver.Server {
 	t.Helper()
 	refAPIServer.once.Do(func() {
 		start := time.Now()
@@ -67,6 +67,7 @@ func startKubeAPIServer() (*kubeapiserver.Server, *etcdServer, error) {
 	srv, err := kubeapiserver.Start(ctx, kubeapiserver.Options{
 		EtcdServers:   []string{"http://" + etcd.etcd.Clients[0].Addr().String()},
 		TokenAuthFile: refTokens,
+		FrontProxy:    true, // kube-aggregator proxies to examples/aggregated (aggregated_test.go)
 	})
 	if err != nil {
 		etcd.close()

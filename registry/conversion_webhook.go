@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
 )
 
 // Webhook conversion: a CRD with spec.conversion.strategy Webhook has its
@@ -35,11 +37,6 @@ var errInvalidCABundle = errors.New("registry: the conversion webhook CABundle i
 // conversionWebhookTimeout is kube's: a CRD cannot choose its own.
 const conversionWebhookTimeout = 30 * time.Second
 
-// ServiceResolver finds the URL of a webhook given as a service
-// reference (namespace, name, port); nil is kube's default,
-// https://NAME.NAMESPACE.svc:PORT.
-type ServiceResolver func(namespace, name string, port int32) (*url.URL, error)
-
 // conversionWebhook is a CRD's webhook client config, ready to call.
 type conversionWebhook struct {
 	url    string
@@ -59,18 +56,21 @@ func (r *Registry) newConversionWebhook(cc *webhookClientConfig) (ConvertFunc, e
 		if cc.Service.Port != nil {
 			port = *cc.Service.Port
 		}
-		resolve := r.opts.ResolveService
-		if resolve == nil {
-			resolve = func(ns, name string, port int32) (*url.URL, error) {
-				return &url.URL{Scheme: "https", Host: name + "." + ns + ".svc:" + strconv.Itoa(int(port))}, nil
+		var base *url.URL
+		if resolve := r.opts.ResolveWebhookService; resolve != nil {
+			var err error
+			if base, err = resolve(context.Background(), webhook.ServiceReference{Namespace: cc.Service.Namespace, Name: cc.Service.Name, Path: cc.Service.Path, Port: &port}); err != nil {
+				return nil, err
 			}
-		}
-		base, err := resolve(cc.Service.Namespace, cc.Service.Name, port)
-		if err != nil {
-			return nil, err
-		}
-		if cc.Service.Path != nil {
-			base = base.JoinPath(*cc.Service.Path)
+			if c := *base; cc.Service.Path != nil && c.Path == "" { // as admission webhooks' (webhook/call.go)
+				c.Path = *cc.Service.Path
+				base = &c
+			}
+		} else {
+			base = &url.URL{Scheme: "https", Host: cc.Service.Name + "." + cc.Service.Namespace + ".svc:" + strconv.Itoa(int(port))}
+			if cc.Service.Path != nil {
+				base = base.JoinPath(*cc.Service.Path)
+			}
 		}
 		u = base.String()
 	}

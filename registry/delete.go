@@ -305,7 +305,7 @@ func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj stora
 // object (nil when it cannot be decoded).
 func (r *Registry) admitDelete(ctx context.Context, res *Resource, ns, name string, old Object, o deleteOptions) error {
 	var a *admission.Attributes
-	if !r.opts.Admission.Empty() {
+	if !r.noAdmission() {
 		a = r.newAttributes(ctx, res, admission.Delete, ns, name, "")
 		a.DryRun, a.Options = o.dryRun, o.admissionOptions()
 		if old != nil {

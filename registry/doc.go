@@ -49,7 +49,9 @@
 // client certificates, front proxy, anonymous), authz (the Authorizer,
 // unions, allow-all) with authz/rbac (kube's RBAC, fed by the registry
 // from the stored roles and bindings, rbac.go) and admission (the
-// admission hooks and their chain). The review resources
+// admission hooks and their chain) with admission/webhook (admission
+// webhooks, fed by the registry from the stored webhook configurations,
+// webhooks.go, and called after the chain's hooks). The review resources
 // (SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview,
 // LocalSubjectAccessReview, SelfSubjectReview, TokenReview) answer from
 // the same authenticator and authorizer (reviews.go).

@@ -33,6 +33,7 @@ func (r *Registry) Close() error {
 	}
 	r.stopRBAC()
 	r.crds.close()
+	r.webhooks.Close()
 	return nil
 }
 

@@ -37,14 +37,15 @@ func writeOpts(req *http.Request, q url.Values, kind string) (writeOptions, erro
 	if len(manager) > 128 {
 		return writeOptions{}, optionsInvalid(kind, "fieldManager", "FieldValueTooLong", "Too long: may not be more than 128 bytes")
 	}
-	if manager == "" {
+	defaulted := manager == ""
+	if defaulted {
 		manager = managerFromUserAgent(req.UserAgent())
 	}
 	fv, err := fieldValidation(kind, q["fieldValidation"])
 	if err != nil {
 		return writeOptions{}, err
 	}
-	return writeOptions{dryRun: len(vals) > 0, manager: manager, fieldValidation: fv}, nil
+	return writeOptions{dryRun: len(vals) > 0, manager: manager, managerDefaulted: defaulted, fieldValidation: fv}, nil
 }
 
 // optionsInvalid is kube's 422 for a bad request option.

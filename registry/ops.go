@@ -25,6 +25,9 @@ type writeOptions struct {
 	// manager is the field manager the write's managedFields entry names
 	// (the fieldManager parameter, or the client's user agent).
 	manager string
+	// managerDefaulted marks a manager taken from the user agent, not
+	// sent: admission's options name no fieldManager then, as kube's.
+	managerDefaulted bool
 	// applied marks a write made by server-side apply, whose Apply entry
 	// is already in the object: no Update entry is added.
 	applied bool

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -180,14 +181,14 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 // or nil when the registry has no admission hook (the chain then costs
 // nothing).
 func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Object) *admission.Attributes {
-	if r.opts.Admission.Empty() {
+	if r.noAdmission() {
 		return nil
 	}
 	opts := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": w.options}
 	if w.o.dryRun {
 		opts["dryRun"] = []any{"All"}
 	}
-	if w.o.manager != "" {
+	if w.o.manager != "" && !w.o.managerDefaulted {
 		opts["fieldManager"] = w.o.manager
 	}
 	if w.o.fieldValidation != "" {
@@ -213,23 +214,45 @@ func (r *Registry) newAttributes(ctx context.Context, res *Resource, op admissio
 		Resource: res.Plural, Subresource: sub, Namespace: ns, Name: name}
 }
 
-// admit runs the mutating hooks (a nil: none), and sends their warnings.
+// admit runs the mutating hooks, then the mutating webhooks (a nil:
+// none), and sends their warnings. When a webhook changed the object,
+// both run again, as kube reinvokes its mutating admission plugins: the
+// hooks all, the webhooks those with reinvocationPolicy IfNeeded
+// (webhook.Reinvocation).
 func (r *Registry) admit(ctx context.Context, a *admission.Attributes) error {
 	if a == nil {
 		return nil
 	}
+	var rounds webhook.Reinvocation
 	err := r.opts.Admission.Admit(ctx, a)
+	if err == nil {
+		err = r.webhooks.AdmitRound(ctx, a, &rounds)
+	}
+	if err == nil && rounds.Again() { // a webhook changed the object: kube's second round
+		if err = r.opts.Admission.Admit(ctx, a); err == nil {
+			err = r.webhooks.AdmitRound(ctx, a, &rounds)
+		}
+	}
 	warnAll(ctx, a)
 	return err
 }
 
-// validate runs the validating hooks (a nil: none), and sends their
-// warnings.
+// noAdmission reports whether there is no admission hook and no webhook:
+// writes then build no admission.Attributes.
+func (r *Registry) noAdmission() bool {
+	return r.opts.Admission.Empty() && r.webhooks.Empty()
+}
+
+// validate runs the validating hooks, then the validating webhooks (a
+// nil: none), and sends their warnings.
 func (r *Registry) validate(ctx context.Context, a *admission.Attributes) error {
 	if a == nil {
 		return nil
 	}
 	err := r.opts.Admission.Validate(ctx, a)
+	if err == nil {
+		err = r.webhooks.Validate(ctx, a)
+	}
 	warnAll(ctx, a)
 	return err
 }

@@ -29,14 +29,25 @@ import (
 // feed takes milliseconds; a stalled one is logged).
 const rbacSyncTimeout = 5 * time.Second
 
+// feedSink is what a feed keeps in step with storage: Options.RBAC, the
+// webhook dispatcher (webhooks.go).
+type feedSink interface {
+	SetJSON(kind string, value []byte) error
+	Delete(kind, namespace, name string) error
+}
+
 // rbacFeed is the state of one resource's feed.
 type rbacFeed struct {
-	res *Resource
+	res      *Resource
+	sink     feedSink
+	onChange func() // after each event; nil: nothing
 
 	mu      sync.Mutex
 	rev     uint64              // the last revision applied
 	keys    map[string]struct{} // the keys set in the authorizer
 	changed chan struct{}       // closed (and replaced) when rev or keys change
+	synced  chan struct{}       // closed once the first initial state is applied
+	once    sync.Once
 }
 
 // rbacFeeds are the feeds by resource plural, and what stops them.
@@ -51,18 +62,19 @@ type rbacFeeds struct {
 // Options.RBAC from storage and runs the aggregation controller, until
 // Close.
 func (r *Registry) startRBAC(resources []*Resource) error {
-	ctx, stop := context.WithCancel(context.Background())
-	fs := &rbacFeeds{feeds: map[string]*rbacFeed{}, aggregate: make(chan struct{}, 1), stop: stop}
+	aggregate := make(chan struct{}, 1)
+	fs, ctx := r.startFeeds(resources, r.opts.RBAC, func(f *rbacFeed) {
+		if f.res.Kind == "ClusterRole" {
+			f.onChange = func() {
+				select {
+				case aggregate <- struct{}{}:
+				default:
+				}
+			}
+		}
+	})
+	fs.aggregate = aggregate
 	r.rbac = fs
-	for _, res := range resources {
-		f := &rbacFeed{res: res, keys: map[string]struct{}{}, changed: make(chan struct{})}
-		fs.feeds[res.Plural] = f
-		fs.done.Add(1)
-		go func() {
-			defer fs.done.Done()
-			r.feed(ctx, f)
-		}()
-	}
 	fs.done.Add(1)
 	go func() {
 		defer fs.done.Done()
@@ -71,11 +83,45 @@ func (r *Registry) startRBAC(resources []*Resource) error {
 	return r.createRBACDefaults()
 }
 
-// stopRBAC stops the feeds and waits for them.
+// startFeeds starts a feed of sink per resource, each set up by setup
+// (may be nil) before it starts; they run until the feeds' stop.
+func (r *Registry) startFeeds(resources []*Resource, sink feedSink, setup func(*rbacFeed)) (*rbacFeeds, context.Context) {
+	ctx, stop := context.WithCancel(context.Background())
+	fs := &rbacFeeds{feeds: map[string]*rbacFeed{}, stop: stop}
+	for _, res := range resources {
+		f := &rbacFeed{res: res, sink: sink, keys: map[string]struct{}{}, changed: make(chan struct{}), synced: make(chan struct{})}
+		if setup != nil {
+			setup(f)
+		}
+		fs.feeds[res.Plural] = f
+		fs.done.Add(1)
+		go func() {
+			defer fs.done.Done()
+			r.feed(ctx, f)
+		}()
+	}
+	// The stored state is in the sink before the registry serves (a
+	// durable store's configurations are effective for the first
+	// request), rbacSyncTimeout at most.
+	timeout := time.NewTimer(rbacSyncTimeout)
+	defer timeout.Stop()
+	for _, f := range fs.feeds {
+		select {
+		case <-f.synced:
+		case <-timeout.C:
+			r.log.Warn("a feed is late", "resource", f.res.Plural)
+		}
+	}
+	return fs, ctx
+}
+
+// stopRBAC stops the feeds (RBAC's and the webhooks') and waits for them.
 func (r *Registry) stopRBAC() {
-	if r.rbac != nil {
-		r.rbac.stop()
-		r.rbac.done.Wait()
+	for _, fs := range []*rbacFeeds{r.rbac, r.hookFeeds} {
+		if fs != nil {
+			fs.stop()
+			fs.done.Wait()
+		}
 	}
 }
 
@@ -111,6 +157,7 @@ func (r *Registry) follow(ctx context.Context, f *rbacFeed, w watch.Interface) {
 			r.applyEvent(f, ev, seen)
 			if ev.InitialEventsEnd {
 				seen = nil
+				f.once.Do(func() { close(f.synced) })
 			}
 		}
 	}
@@ -118,14 +165,14 @@ func (r *Registry) follow(ctx context.Context, f *rbacFeed, w watch.Interface) {
 
 // applyEvent applies one event to the authorizer and to f's state.
 func (r *Registry) applyEvent(f *rbacFeed, ev watch.Event, initial map[string]struct{}) {
-	z := r.opts.RBAC
+	z := f.sink
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch ev.Type {
 	case watch.Added, watch.Modified:
 		o, _ := ev.Object.(storage.Object)
 		if err := z.SetJSON(f.res.Kind, o.Value); err != nil {
-			r.log.Warn("RBAC ignores a stored object it cannot read", "key", o.Key, "err", err)
+			r.log.Warn("a feed ignores a stored object it cannot use", "key", o.Key, "err", err)
 			break
 		}
 		f.keys[o.Key] = struct{}{}
@@ -147,19 +194,16 @@ func (r *Registry) applyEvent(f *rbacFeed, ev watch.Event, initial map[string]st
 	f.rev = max(f.rev, ev.Revision)
 	close(f.changed)
 	f.changed = make(chan struct{})
-	if f.res.Kind == "ClusterRole" {
-		select {
-		case r.rbac.aggregate <- struct{}{}:
-		default:
-		}
+	if f.onChange != nil {
+		f.onChange()
 	}
 }
 
 // unset removes the object at key from the authorizer; f.mu is held.
 func (r *Registry) unset(f *rbacFeed, key string) {
 	ns, name := f.res.splitKey(key)
-	if err := r.opts.RBAC.Delete(f.res.Kind, ns, name); err != nil {
-		r.log.Warn("RBAC cannot delete", "key", key, "err", err)
+	if err := f.sink.Delete(f.res.Kind, ns, name); err != nil {
+		r.log.Warn("a feed cannot delete", "key", key, "err", err)
 	}
 	delete(f.keys, key)
 }
@@ -167,29 +211,42 @@ func (r *Registry) unset(f *rbacFeed, key string) {
 // rbacSeen is res's AfterWrite: it waits until the feed has applied the
 // write.
 func (r *Registry) rbacSeen(res *Resource) func(ctx context.Context, obj Object, rev uint64) {
+	return r.feedSeen(&r.rbac, res)
+}
+
+// feedSeen is the AfterWrite of a resource fed by *fs: it waits until
+// the feed has applied the write.
+func (r *Registry) feedSeen(fs **rbacFeeds, res *Resource) func(ctx context.Context, obj Object, rev uint64) {
 	return func(ctx context.Context, _ Object, rev uint64) {
-		r.waitFeed(ctx, res, func(f *rbacFeed) bool { return f.rev >= rev })
+		r.waitFeed(ctx, *fs, res, func(f *rbacFeed) bool { return f.rev >= rev })
 	}
 }
 
 // rbacGone is res's AfterDelete: it waits until the feed has removed a
 // deleted object.
 func (r *Registry) rbacGone(res *Resource) func(ctx context.Context, obj Object, gone bool) {
+	return r.feedGone(&r.rbac, res)
+}
+
+// feedGone is the AfterDelete of a resource fed by *fs: it waits until
+// the feed has removed a deleted object.
+func (r *Registry) feedGone(fs **rbacFeeds, res *Resource) func(ctx context.Context, obj Object, gone bool) {
 	return func(ctx context.Context, obj Object, gone bool) {
 		if !gone {
 			return
 		}
 		key := res.objectKey(obj.Namespace(), obj.Name())
-		r.waitFeed(ctx, res, func(f *rbacFeed) bool { _, ok := f.keys[key]; return !ok })
+		r.waitFeed(ctx, *fs, res, func(f *rbacFeed) bool { _, ok := f.keys[key]; return !ok })
 	}
 }
 
-// waitFeed waits until done holds of res's feed, rbacSyncTimeout at most.
-func (r *Registry) waitFeed(ctx context.Context, res *Resource, done func(*rbacFeed) bool) {
-	if r.rbac == nil {
+// waitFeed waits until done holds of res's feed in fs, rbacSyncTimeout
+// at most.
+func (r *Registry) waitFeed(ctx context.Context, fs *rbacFeeds, res *Resource, done func(*rbacFeed) bool) {
+	if fs == nil {
 		return
 	}
-	f := r.rbac.feeds[res.Plural]
+	f := fs.feeds[res.Plural]
 	timeout := time.NewTimer(rbacSyncTimeout)
 	defer timeout.Stop()
 	for {
@@ -204,7 +261,7 @@ func (r *Registry) waitFeed(ctx context.Context, res *Resource, done func(*rbacF
 		case <-ctx.Done():
 			return
 		case <-timeout.C:
-			r.log.Warn("RBAC feed is late", "resource", res.Plural)
+			r.log.Warn("a feed is late", "resource", res.Plural)
 			return
 		}
 	}

@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
 	"github.com/kapi-dev/kapi/registry/authn"
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/authz/rbac"
@@ -56,10 +59,6 @@ type Options struct {
 	// apiextensions.k8s.io/v1 CustomResourceDefinitions (apiextensions.go),
 	// which are served by default, their kinds with them.
 	DisableCustomResourceDefinitions bool
-	// ResolveService finds a conversion webhook given as a service (a
-	// CRD's spec.conversion.webhook.clientConfig.service); nil is kube's
-	// default, https://NAME.NAMESPACE.svc:PORT.
-	ResolveService ServiceResolver
 
 	// Authenticator finds who sends each request; a request it does not
 	// accept answers 401. Nil serves every request as system:anonymous
@@ -83,6 +82,30 @@ type Options struct {
 	// (escalate, bind), keeps aggregated ClusterRoles, and creates kube's
 	// default roles and bindings. The RBAC kinds are served either way.
 	RBAC *rbac.Authorizer
+	// ResolveWebhookService gives the URL of the service a webhook
+	// configuration's clientConfig.service names (webhooks.go); nil:
+	// calls to such webhooks fail, by their failurePolicy. Webhooks
+	// with a clientConfig.url need none. It also resolves CRDs'
+	// conversion webhooks given as a service (conversion_webhook.go);
+	// for those, nil is kube's default, https://NAME.NAMESPACE.svc:PORT/PATH.
+	ResolveWebhookService func(ctx context.Context, ref webhook.ServiceReference) (*url.URL, error)
+	// WebhookConditions compiles webhooks' matchConditions; set it to
+	// cel.CompileMatchConditions from github.com/kapi-dev/kapi/cel. Without
+	// it, a webhook configuration with matchConditions is refused (422)
+	// rather than its conditions ignored.
+	WebhookConditions webhook.ConditionCompiler
+	// Metrics receives what only the registry can measure: the watch
+	// events it sends. Nil measures nothing. The module
+	// github.com/kapi-dev/kapi/metrics implements it with Prometheus.
+	Metrics Metrics
+}
+
+// Metrics receives the registry's measurements. Its methods are called
+// from the goroutines serving requests, concurrently, and must not block.
+type Metrics interface {
+	// WatchEvents counts events sent on one watch of the resource
+	// group/version/resource (plural), and the bytes of their frames.
+	WatchEvents(group, version, resource string, events, bytes int)
 }
 
 // Version is the /version document.
@@ -105,6 +128,8 @@ type Registry struct {
 	authorizer authz.Authorizer // Options.Authorizer or AlwaysAllow
 	rbac       *rbacFeeds       // feeds Options.RBAC; nil without it
 	crds       *crdFeed         // serves the CRDs' kinds; nil when disabled
+	webhooks   *webhook.Dispatcher
+	hookFeeds  *rbacFeeds // feed webhooks from the stored configurations
 
 	tableMu sync.Mutex               // serialises changes of tab
 	tab     atomic.Pointer[resTable] // the served resources; never nil after New
@@ -117,6 +142,8 @@ type Registry struct {
 	gc *gc.Collector // the garbage collector; nil when disabled
 
 	clientTypes typeIDs // the Go types of Clients, for their shared watch objects' memo keys
+
+	extra nonResourceHandlers // HandleNonResource's paths
 }
 
 // New returns a Registry with the built-in namespaces resource registered
@@ -153,12 +180,14 @@ func New(opts Options) (*Registry, error) {
 		r.authorizer = authz.AlwaysAllow
 	}
 	r.ns = namespaceResource(r)
-	rbacResources := r.rbacResources()
-	for _, res := range append(append([]*Resource{r.ns}, r.reviewResources()...), rbacResources...) {
+	r.webhooks = r.newWebhooks()
+	rbacResources, hookResources := r.rbacResources(), r.webhookResources()
+	for _, res := range slices.Concat([]*Resource{r.ns}, r.reviewResources(), rbacResources, hookResources) {
 		if err := r.Register(res); err != nil {
 			return nil, err
 		}
 	}
+	r.hookFeeds, _ = r.startFeeds(hookResources, webhookSink{r.webhooks}, nil)
 	if opts.RBAC != nil {
 		if err := r.startRBAC(rbacResources); err != nil {
 			r.stopRBAC()
@@ -166,6 +195,7 @@ func New(opts Options) (*Registry, error) {
 		}
 	}
 	if err := r.ensureDefaultNamespace(); err != nil {
+		r.stopRBAC()
 		return nil, err
 	}
 	if !opts.DisableCustomResourceDefinitions {
@@ -284,15 +314,24 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err == nil {
 		user, err = r.impersonate(req.Context(), req, info, user)
 	}
+	rec := request.RecordFrom(req.Context())
+	if err == nil {
+		rec.SetUser(user)
+	}
 	if err == nil {
 		err = r.authorize(req.Context(), authz.AttributesFrom(user, info))
 	}
 	if err != nil {
+		rec.Fail(err)
 		writeStatus(w, req, toStatus(err, nil, ""))
 		return
 	}
 	ctx := request.WithUser(request.WithInfo(req.Context(), info), user)
 	if !info.IsResourceRequest {
+		if h, ok := r.extra.handler(req.URL.Path); ok {
+			h.ServeHTTP(w, req.WithContext(ctx))
+			return
+		}
 		h, ok := r.nonResourceHandler(req.URL.Path)
 		if !ok {
 			writeStatus(w, req, errPathNotFound())
@@ -303,6 +342,7 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	rq, h, err := r.route(req.Method, info)
 	if err != nil {
+		rec.Fail(err)
 		writeStatus(w, req, toStatus(err, nil, ""))
 		return
 	}
@@ -311,6 +351,7 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Warn(rq.Context(), msg)
 	}
 	if err := h(r, w, rq); err != nil {
+		rec.Fail(err)
 		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
 	}
 }

@@ -146,6 +146,7 @@ type route struct {
 func (r *Registry) routeTable() []route {
 	var out []route
 	nonResource := []string{"/healthz", "/livez", "/readyz", "/version", "/api", "/apis", "/openapi/v2", "/openapi/v3"}
+	nonResource = append(nonResource, r.extra.list()...)
 	t := r.tab.Load()
 	for g, vs := range t.groups {
 		if g != "" {

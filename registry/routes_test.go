@@ -59,6 +59,9 @@ func routeTestRegistry(t *testing.T, z authz.Authorizer) *Registry {
 			t.Fatal(err)
 		}
 	}
+	// A program's own non-resource paths (HandleNonResource) are routes
+	// too.
+	r.HandleNonResource("/metrics", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("# metrics")) }))
 	return r
 }
 

@@ -177,7 +177,12 @@ func statusOf(err error, r *Resource, name string) *StatusError {
 		if reason == "" {
 			reason = http.StatusText(code)
 		}
-		return newStatus(code, reason, ae.Message, &StatusDetails{Name: name, Group: r.Group, Kind: r.Plural})
+		details := &StatusDetails{Name: name, Group: r.Group, Kind: r.Plural}
+		if ae.Details != nil {
+			details = &StatusDetails{}
+			_ = convert(ae.Details, details) // a webhook's details, as far as they are a StatusDetails
+		}
+		return newStatus(code, reason, ae.Message, details)
 	}
 	var rve *rv.Error
 	if errors.As(err, &rve) {

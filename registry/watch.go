@@ -183,10 +183,12 @@ type eventWriter struct {
 	w       http.ResponseWriter
 	last    uint64       // newest revision sent, for bookmarks
 	q       stream.Queue // frames waiting for send
+	events  int          // events queued since the last send, for Options.Metrics
 }
 
 // write queues ev; it reports false when the stream should end.
 func (s *eventWriter) write(ev watch.Event) bool {
+	s.events++
 	switch ev.Type {
 	case watch.Bookmark:
 		return s.writeBookmark(ev.Revision, ev.InitialEventsEnd)
@@ -273,7 +275,13 @@ func (s *eventWriter) writeBookmark(rev uint64, initialEnd bool) bool {
 
 // send writes the queued frames and flushes them; it reports false when
 // the client is gone.
-func (s *eventWriter) send(rc *http.ResponseController) bool { return s.q.Send(s.w, rc) }
+func (s *eventWriter) send(rc *http.ResponseController) bool {
+	if m := s.r.opts.Metrics; m != nil && s.events > 0 {
+		m.WatchEvents(s.res.Group, s.res.Version, s.res.Plural, s.events, s.q.Len())
+	}
+	s.events = 0
+	return s.q.Send(s.w, rc)
+}
 
 // writeError queues an ERROR event carrying a Status.
 func (s *eventWriter) writeError(se *StatusError) {

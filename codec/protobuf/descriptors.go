@@ -16,7 +16,8 @@ import (
 var descriptorSet []byte
 
 // Files holds kapi's descriptors: meta.v1, runtime, intstr, resource and the
-// core.v1, rbac.v1, authorization.v1 and authentication.v1 messages kapi
+// core.v1, rbac.v1, authorization.v1, authentication.v1 and
+// admissionregistration.v1 messages kapi
 // serves. It is kapi's own registry, not
 // protoregistry.GlobalFiles, so it never clashes with k8s.io/api linked into
 // the same program. Build descriptors of your own messages that import
@@ -57,6 +58,11 @@ var (
 	SelfSubjectReview protoreflect.MessageDescriptor // k8s.io.api.authentication.v1.SelfSubjectReview
 	TokenReview       protoreflect.MessageDescriptor // authentication.v1.TokenReview
 	TokenRequest      protoreflect.MessageDescriptor // authentication.v1.TokenRequest
+
+	MutatingWebhookConfiguration       protoreflect.MessageDescriptor // k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration
+	MutatingWebhookConfigurationList   protoreflect.MessageDescriptor // admissionregistration.v1.MutatingWebhookConfigurationList
+	ValidatingWebhookConfiguration     protoreflect.MessageDescriptor // admissionregistration.v1.ValidatingWebhookConfiguration
+	ValidatingWebhookConfigurationList protoreflect.MessageDescriptor // admissionregistration.v1.ValidatingWebhookConfigurationList
 )
 
 const (
@@ -65,6 +71,7 @@ const (
 	rbacV1  = "k8s.io.api.rbac.v1."
 	authzV1 = "k8s.io.api.authorization.v1."
 	authnV1 = "k8s.io.api.authentication.v1."
+	admrV1  = "k8s.io.api.admissionregistration.v1."
 )
 
 func init() {
@@ -106,6 +113,10 @@ func init() {
 		{&SelfSubjectReview, authnV1 + "SelfSubjectReview"},
 		{&TokenReview, authnV1 + "TokenReview"},
 		{&TokenRequest, authnV1 + "TokenRequest"},
+		{&MutatingWebhookConfiguration, admrV1 + "MutatingWebhookConfiguration"},
+		{&MutatingWebhookConfigurationList, admrV1 + "MutatingWebhookConfigurationList"},
+		{&ValidatingWebhookConfiguration, admrV1 + "ValidatingWebhookConfiguration"},
+		{&ValidatingWebhookConfigurationList, admrV1 + "ValidatingWebhookConfigurationList"},
 	} {
 		*d.v = mustMessage(d.name)
 	}

@@ -57,6 +57,17 @@ func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byt
 		return nil, invalidf("nested too deeply")
 	}
 	for _, f := range m.fields {
+		if f.inline {
+			dst = protowire.AppendTag(dst, f.num, protowire.BytesType)
+			start := len(dst)
+			dst = append(dst, 0)
+			var err *Error
+			if dst, err = f.msg.built().appendObject(dst, obj, depth+1); err != nil {
+				return nil, err
+			}
+			dst = fixLen(dst, start)
+			continue
+		}
 		v, ok := obj[f.name]
 		if !ok {
 			continue

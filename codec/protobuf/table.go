@@ -38,6 +38,13 @@ var specials = map[protoreflect.FullName]special{
 	"k8s.io.api.authorization.v1.ExtraValue":        stringList,
 }
 
+// inlined are the message fields whose JSON form is inlined in their
+// parent's object: Go structs embedded with `json:",inline"` that gogo
+// writes as a field of their own (always, even empty).
+var inlined = map[protoreflect.FullName]bool{
+	"k8s.io.api.admissionregistration.v1.RuleWithOperations.rule": true,
+}
+
 // message is the precomputed table of one message descriptor: built once,
 // on first use, and shared by every Marshal and Unmarshal of that message.
 type message struct {
@@ -66,6 +73,7 @@ type field struct {
 	// is left out.
 	nullable bool
 	packed   bool     // repeated scalars: Marshal packs them
+	inline   bool     // a message whose fields are its parent's JSON keys (inlined)
 	msg      *message // message kinds and map values of message kind
 	enum     protoreflect.EnumDescriptor
 	key, val *field // map entries
@@ -138,6 +146,7 @@ func newField(fd protoreflect.FieldDescriptor) *field {
 	f.encZero = proto2 || f.decZero
 	f.nullable = fd.HasOptionalKeyword()
 	f.packed = f.list && fd.IsPacked()
+	f.inline = fd.Kind() == protoreflect.MessageKind && !f.list && inlined[fd.FullName()]
 	switch fd.Kind() {
 	case protoreflect.MessageKind:
 		f.msg = table(fd.Message())

@@ -148,6 +148,9 @@ func (f *field) decodeInto(d *decoder, obj map[string]any, typ protowire.Type, b
 			return nil, wireError(n)
 		}
 		child, _ := obj[f.name].(map[string]any)
+		if f.inline {
+			child = obj
+		}
 		if child == nil {
 			child = map[string]any{}
 			obj[f.name] = child

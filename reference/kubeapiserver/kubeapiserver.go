@@ -45,6 +45,11 @@ type Options struct {
 	Args []string
 	// StartTimeout bounds the wait for /readyz (60 s when zero).
 	StartTimeout time.Duration
+	// FrontProxy sets kube-aggregator up to proxy aggregated APIs: a
+	// request-header CA, a proxy client certificate it signs
+	// (FrontProxyClientName) and the --requestheader-* and
+	// --proxy-client-* flags; Server.FrontProxyCA is the CA.
+	FrontProxy bool
 }
 
 // ErrNoEtcd is returned by Start when Options.EtcdServers is empty.
@@ -67,6 +72,10 @@ type Server struct {
 	Dir string
 	// Args are the flags it runs with.
 	Args []string
+	// FrontProxyCA is the PEM of the CA of kube-aggregator's proxy client
+	// certificate, with Options.FrontProxy: what an aggregated server's
+	// --requestheader-client-ca-file holds.
+	FrontProxyCA []byte
 
 	cmd    *exec.Cmd
 	log    *os.File
@@ -160,6 +169,14 @@ func start(ctx context.Context, bin, dir string, opts Options) (*Server, error) 
 		"--service-account-key-file=" + f.saPub,
 		"--service-account-signing-key-file=" + f.saKey,
 	}
+	var frontProxyCA []byte
+	if opts.FrontProxy {
+		fp, ca, err := frontProxyArgs(dir)
+		if err != nil {
+			return nil, err
+		}
+		args, frontProxyCA = append(args, fp...), ca
+	}
 	args = append(args, opts.Args...)
 	log, err := os.Create(filepath.Join(dir, "kube-apiserver.log"))
 	if err != nil {
@@ -172,7 +189,7 @@ func start(ctx context.Context, bin, dir string, opts Options) (*Server, error) 
 		_ = log.Close()
 		return nil, err
 	}
-	s := &Server{URL: url, CA: f.caPEM, AdminToken: admin, Dir: dir, Args: args, cmd: cmd, log: log, exited: make(chan struct{})}
+	s := &Server{URL: url, CA: f.caPEM, AdminToken: admin, Dir: dir, Args: args, FrontProxyCA: frontProxyCA, cmd: cmd, log: log, exited: make(chan struct{})}
 	// Owned by s: ends when the process does; Stop waits for it.
 	go func() {
 		s.err = cmd.Wait()

@@ -111,6 +111,10 @@ type Error struct {
 	Code    int
 	Reason  string
 	Message string
+	// Details, when set, are the answer's Status details as the hook
+	// gives them (a webhook's denial), in their JSON form; nil leaves
+	// the registry's (the object's name, group and kind).
+	Details map[string]any
 	Err     error
 }
 

@@ -15,6 +15,8 @@
 //	RequestHeader(opts)  a front proxy's X-Remote-User, -Group and -Extra-* headers,
 //	                     trusted for its client certificate (--requestheader-*)
 //	Anonymous()          system:anonymous in system:unauthenticated (--anonymous-auth)
+//	TokenReview(opts)    a TokenAuthenticator asking the main API server with a
+//	                     TokenReview, answers cached (an aggregated server's delegation)
 //
 // and the ways kube combines them: Union (the first that accepts a request
 // wins; when none does, their errors), UnionTokens, WithAuthenticatedGroup

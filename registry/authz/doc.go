@@ -14,5 +14,8 @@
 //	  → denied: configmaps is forbidden: User "alice" cannot list
 //	    resource "configmaps" in API group "" in the namespace "b"
 //
-// Implementations are in subpackages (rbac).
+// SubjectAccessReview delegates the decision to the main API server (an
+// aggregated API server's --authorization-kubeconfig), answers cached, as
+// kube's delegating authorizer. Other implementations are in subpackages
+// (rbac).
 package authz

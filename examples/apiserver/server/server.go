@@ -5,10 +5,14 @@ import (
 	"embed"
 	"encoding/base64"
 	"fmt"
+	"net"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/memory"
@@ -72,6 +76,23 @@ func WidgetsCRD() schema.CRD {
 	return defs[0]
 }
 
+// LoopbackServices resolves the service of a webhook configuration's
+// clientConfig.service to this host: https://127.0.0.1:<port><path> (port
+// 443 unless the reference names one), where a webhook server started
+// next to the example server listens. The example server uses it unless
+// Options.Registry.ResolveWebhookService is set.
+func LoopbackServices(_ context.Context, ref webhook.ServiceReference) (*url.URL, error) {
+	port := int32(443)
+	if ref.Port != nil {
+		port = *ref.Port
+	}
+	u := &url.URL{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port)))}
+	if ref.Path != nil {
+		u.Path = *ref.Path
+	}
+	return u, nil
+}
+
 // New returns the example registry.
 func New(opts Options) (*registry.Registry, error) {
 	ro := opts.Registry
@@ -81,6 +102,9 @@ func New(opts Options) (*registry.Registry, error) {
 	}
 	if ro.Storage == nil {
 		ro.Storage = memory.New(memory.Options{})
+	}
+	if ro.ResolveWebhookService == nil {
+		ro.ResolveWebhookService = LoopbackServices
 	}
 	r, err := registry.New(ro)
 	if err != nil {

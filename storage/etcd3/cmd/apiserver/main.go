@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -28,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/schema"
+	"github.com/kapi-dev/kapi/serve"
 	"github.com/kapi-dev/kapi/storage/etcd3"
 )
 
@@ -177,19 +177,26 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintln(stdout, "wrote kubeconfig to", cfg.kubeconfig)
 	}
-	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 10 * time.Second}
+	// Served as kube-apiserver serves (package serve): on SIGTERM the
+	// watches end cleanly and their clients re-watch on another replica
+	// of the same etcd.
+	srv, err := serve.New(reg, serve.Options{TLS: serve.TLS{Disabled: true}, Logger: log,
+		Checks: []serve.Check{{Name: "etcd", Check: reg.Ping}}})
+	if err != nil {
+		return err
+	}
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
 		<-ctx.Done()
-		_ = reg.Close() // stops its garbage collector, a watcher of st
-		st.Close()      // ends the watches, which Shutdown would wait for
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
+		_ = reg.Close() // stops its garbage collector, a watcher of st
+		st.Close()
 	}()
 	fmt.Fprintln(stdout, "serving the kapi example API at", u, "on etcd", strings.Join(endpoints, ","), "prefix", prefix)
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); err != nil {
 		return err
 	}
 	<-stopped
