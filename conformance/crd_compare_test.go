@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,17 @@ import (
 // after normalising generated values (uids, resourceVersions, times,
 // managedFields, which name each server's own controllers); a name
 // conflict; invalid CRDs; a CRD deleted while a watch on its kind is open.
+
+// crdCompareRuns numbers the CRD comparisons of a process, so that each
+// (under -count) has groups of its own on the shared reference servers.
+var crdCompareRuns atomic.Int64
+
+// runGroup is group made unique to this comparison: "x.example.org"
+// becomes "x7.example.org".
+func runGroup(group string) string {
+	first, rest, _ := strings.Cut(group, ".")
+	return fmt.Sprintf("%s%d.%s", first, crdCompareRuns.Add(1), rest)
+}
 
 // crdCompare holds the two servers of a CRD comparison.
 type crdCompare struct {
@@ -129,10 +141,8 @@ func compareVersion(name string, served, storage bool, sizeSchema, columns strin
 func TestCompareCRDLifecycle(t *testing.T) {
 	t.Parallel()
 	c := newCRDCompare(t)
-	const (
-		group = "lifecycle.compare.example.org"
-		name  = "crontabs." + group
-	)
+	group := runGroup("lifecycle.compare.example.org")
+	name := "crontabs." + group
 	size := `{"type":"integer"}`
 	tight := `{"type":"integer","maximum":5}`
 	colSize := `{"name":"Size","type":"integer","jsonPath":".spec.size"}`
@@ -329,7 +339,7 @@ func normalizeList(obj map[string]any) any {
 func TestCompareCRDNameConflict(t *testing.T) {
 	t.Parallel()
 	c := newCRDCompare(t)
-	const group = "conflict.compare.example.org"
+	group := runGroup("conflict.compare.example.org")
 	v := compareVersion("v1", true, true, `{"type":"integer"}`, "")
 	first := compareCRD("foos."+group, group, "foos", "Foo", v)
 	c.both(t, "create the first", kreq{Method: http.MethodPost, Path: crdsURL, ContentType: "application/json", Body: first}, normalizeCRD)
@@ -357,7 +367,7 @@ func TestCompareCRDNameConflict(t *testing.T) {
 func TestCompareCRDInvalid(t *testing.T) {
 	t.Parallel()
 	c := newCRDCompare(t)
-	const group = "invalid.compare.example.org"
+	group := runGroup("invalid.compare.example.org")
 	v := compareVersion("v1", true, true, `{"type":"integer"}`, "")
 	tests := []struct{ name, body string }{
 		{"name not plural.group", compareCRD("other."+group, group, "things", "Thing", v)},
@@ -384,7 +394,7 @@ func TestCompareCRDAggregatedDiscovery(t *testing.T) {
 	kube := kubeAPIServer(t)
 	kubeCfg := &rest.Config{Host: kube.URL, BearerToken: kube.AdminToken, TLSClientConfig: rest.TLSClientConfig{CAData: kube.CA}, QPS: -1}
 	c := &crdCompare{kapi: newEnv(t).config(), kube: kubeCfg}
-	const group = "aggregated.compare.example.org"
+	group := runGroup("aggregated.compare.example.org")
 	name := "crontabs." + group
 	body := compareCRD(name, group, "crontabs", "CronTab",
 		compareVersion("v1beta1", true, false, `{"type":"integer"}`, "")+","+compareVersion("v1", true, true, `{"type":"integer"}`, ""))
