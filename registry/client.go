@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"weak"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -32,9 +33,9 @@ import (
 // the same T in this Registry gets the same *T for a given object version,
 // decoded once. Deep-copy an event's object before changing it.
 type Client[T any] struct {
-	r    *Registry
-	res  *Resource
-	memo storage.MemoKey // What names T's shared watch objects; Rev is set per event
+	r                      *Registry
+	group, version, plural string
+	memo                   storage.MemoKey // What names T's shared watch objects; Rev is set per event
 }
 
 // NewClient returns a Client for the resource named by its group/version
@@ -44,11 +45,21 @@ func NewClient[T any](r *Registry, groupVersion, plural string) (*Client[T], err
 	if !ok {
 		g, v = "", groupVersion
 	}
-	res := r.resource(g, v, plural)
-	if res == nil {
+	if r.resource(g, v, plural) == nil {
 		return nil, fmt.Errorf("registry: no resource %s in %s", plural, groupVersion)
 	}
-	return &Client[T]{r: r, res: res, memo: storage.MemoKey{What: uint64(clientMemo) | r.clientTypes.id(reflect.TypeFor[T]())<<8}}, nil
+	return &Client[T]{r: r, group: g, version: v, plural: plural, memo: storage.MemoKey{What: uint64(clientMemo) | r.clientTypes.id(reflect.TypeFor[T]())<<8}}, nil
+}
+
+// resource is the resource the Client reads and writes as the registry
+// serves it now (it may have been replaced since NewClient), or a 404
+// when it is no longer served.
+func (c *Client[T]) resource() (*Resource, error) {
+	res := c.r.resource(c.group, c.version, c.plural)
+	if res == nil {
+		return nil, errPathNotFound()
+	}
+	return res, nil
 }
 
 // typeIDs numbers Go types from 1, each once.
@@ -143,9 +154,9 @@ func encodeFrom[T any](obj *T) (Object, error) {
 
 // shared is o at revision rev (with the schema's defaults, as every read
 // has them) decoded into the *T every watcher of this type shares.
-func (c *Client[T]) shared(o storage.Object, rev uint64) (*T, error) {
+func (c *Client[T]) shared(res *Resource, o storage.Object, rev uint64) (*T, error) {
 	o.Revision = rev
-	o = withDefaults(c.res, o)
+	o = withDefaults(res, o)
 	key := c.memo
 	key.Rev = rev
 	v, _ := o.Memo.Do(key, func() (any, error) { return new(weakObject[T]), nil })
@@ -172,7 +183,11 @@ type weakObject[T any] struct {
 
 // Get reads one object at the latest revision.
 func (c *Client[T]) Get(ctx context.Context, namespace, name string) (*T, error) {
-	o, err := c.r.get(ctx, c.res, namespace, name, storage.GetOptions{Match: rv.MostRecent})
+	res, err := c.resource()
+	if err != nil {
+		return nil, err
+	}
+	o, err := c.r.get(ctx, res, namespace, name, storage.GetOptions{Match: rv.MostRecent})
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +196,15 @@ func (c *Client[T]) Get(ctx context.Context, namespace, name string) (*T, error)
 
 // List reads a page of objects; namespace "" lists across all namespaces.
 func (c *Client[T]) List(ctx context.Context, namespace string, opts ListOptions) (*List[T], error) {
-	lq, err := parseListQuery(c.res, opts.query(), false, "")
+	res, err := c.resource()
 	if err != nil {
-		return nil, toStatus(err, c.res, "")
+		return nil, err
 	}
-	l, err := c.r.list(ctx, c.res, namespace, lq.storageOptions())
+	lq, err := parseListQuery(res, opts.query(), false, "")
+	if err != nil {
+		return nil, toStatus(err, res, "")
+	}
+	l, err := c.r.list(ctx, res, namespace, lq.storageOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -202,13 +221,17 @@ func (c *Client[T]) List(ctx context.Context, namespace string, opts ListOptions
 
 // Create stores a new object and returns it as stored.
 func (c *Client[T]) Create(ctx context.Context, namespace string, obj *T) (*T, error) {
+	res, err := c.resource()
+	if err != nil {
+		return nil, err
+	}
 	o, err := encodeFrom(obj)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.r.create(ctx, c.res, namespace, o, writeOptions{})
+	out, err := c.r.create(ctx, res, namespace, o, writeOptions{})
 	if err != nil {
-		return nil, toStatus(err, c.res, o.Name()) // the edge: a hook's error becomes its Status
+		return nil, toStatus(err, res, o.Name()) // the edge: a hook's error becomes its Status
 	}
 	return decodeAs[T](out)
 }
@@ -220,28 +243,40 @@ func (c *Client[T]) Update(ctx context.Context, namespace string, obj *T) (*T, e
 
 // UpdateStatus replaces the status of an object with a status subresource.
 func (c *Client[T]) UpdateStatus(ctx context.Context, namespace string, obj *T) (*T, error) {
-	if !c.res.Status {
+	res, err := c.resource()
+	if err != nil {
+		return nil, err
+	}
+	if !res.Status {
 		return nil, errPathNotFound()
 	}
 	return c.update(ctx, namespace, obj, "status")
 }
 
 func (c *Client[T]) update(ctx context.Context, namespace string, obj *T, sub string) (*T, error) {
+	res, err := c.resource()
+	if err != nil {
+		return nil, err
+	}
 	o, err := encodeFrom(obj)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.r.update(ctx, c.res, namespace, o.Name(), sub, o, writeOptions{})
+	out, err := c.r.update(ctx, res, namespace, o.Name(), sub, o, writeOptions{})
 	if err != nil {
-		return nil, toStatus(err, c.res, o.Name())
+		return nil, toStatus(err, res, o.Name())
 	}
 	return decodeAs[T](out)
 }
 
 // Delete deletes an object, or starts its deletion if it has finalizers.
 func (c *Client[T]) Delete(ctx context.Context, namespace, name string) error {
-	_, _, err := c.r.delete(ctx, c.res, namespace, name, deleteOptions{})
-	return toStatusOrNil(err, c.res, name)
+	res, err := c.resource()
+	if err != nil {
+		return err
+	}
+	_, _, err = c.r.delete(ctx, res, namespace, name, deleteOptions{})
+	return toStatusOrNil(err, res, name)
 }
 
 // Event is a typed watch event. Object is nil for bookmarks.
@@ -251,30 +286,42 @@ type Event[T any] struct {
 	ResourceVersion string
 }
 
-// Watch streams typed events until ctx is done or the store ends the
-// watch; the channel is then closed. An ERROR event, if any, is the last.
+// Watch streams typed events until ctx is done, the store ends the
+// watch, or the resource stops being served as it was (Replace,
+// Unregister); the channel is then closed. An ERROR event, if any, is the last.
 func (c *Client[T]) Watch(ctx context.Context, namespace string, opts ListOptions) (<-chan Event[T], error) {
-	lq, err := parseListQuery(c.res, opts.query(), true, "")
+	res, err := c.resource()
 	if err != nil {
-		return nil, toStatus(err, c.res, "")
+		return nil, err
+	}
+	lq, err := parseListQuery(res, opts.query(), true, "")
+	if err != nil {
+		return nil, toStatus(err, res, "")
 	}
 	wo, err := c.r.watchOptions(ctx, lq)
 	if err != nil {
-		return nil, toStatus(err, c.res, "")
+		return nil, toStatus(err, res, "")
 	}
-	wi, err := c.r.store.Watch(ctx, c.res.collectionKey(namespace), wo)
+	wi, err := c.r.storeFor(res).Watch(ctx, res.collectionKey(namespace), wo)
 	if err != nil {
-		return nil, toStatus(err, c.res, "")
+		return nil, toStatus(err, res, "")
 	}
 	out := make(chan Event[T])
 	go func() { // owned by this watch; ends with ctx or the store's watch
 		defer close(out)
 		defer wi.Stop()
+		retired := res.retired
+		var teardown <-chan time.Time
 		for {
 			var ev watch.Event
 			var ok bool
 			select {
 			case <-ctx.Done():
+				return
+			case <-retired: // no longer served: the watch ends a moment later, as an HTTP watch
+				retired, teardown = nil, time.After(retiredWatchGrace)
+				continue
+			case <-teardown:
 				return
 			case ev, ok = <-wi.ResultChan():
 				if !ok {
@@ -283,7 +330,7 @@ func (c *Client[T]) Watch(ctx context.Context, namespace string, opts ListOption
 			}
 			te := Event[T]{Type: ev.Type, ResourceVersion: rv.Format(ev.Revision)}
 			if so, isObj := ev.Object.(storage.Object); isObj {
-				x, err := c.shared(so, ev.Revision)
+				x, err := c.shared(res, so, ev.Revision)
 				if err != nil {
 					return
 				}

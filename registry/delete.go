@@ -252,7 +252,7 @@ func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj stora
 		return out, err == nil, err
 	}
 	for {
-		cur, err := r.store.Get(ctx, key, storage.GetOptions{})
+		cur, err := r.storeFor(res).Get(ctx, key, storage.GetOptions{})
 		if err != nil {
 			return cur, false, toStatus(err, res, name)
 		}
@@ -273,7 +273,7 @@ func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj stora
 		if o.dryRun {
 			return cur, true, nil
 		}
-		out, err := r.store.Delete(ctx, key, storage.DeleteOptions{
+		out, err := r.storeFor(res).Delete(ctx, key, storage.DeleteOptions{
 			Preconditions: o.preconditions,
 			Validate: func(c storage.Object) error {
 				if c.Revision != cur.Revision {
@@ -422,7 +422,7 @@ func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name str
 		return next, nil
 	})
 	if errors.Is(err, errUnchanged) {
-		cur, err := r.store.Get(ctx, res.objectKey(ns, name), storage.GetOptions{})
+		cur, err := r.storeFor(res).Get(ctx, res.objectKey(ns, name), storage.GetOptions{})
 		return cur, toStatusOrNil(err, res, name)
 	}
 	if err != nil || o.dryRun || res.Strategy.AfterDelete == nil {

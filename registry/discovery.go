@@ -3,6 +3,7 @@ package registry
 import (
 	"net/http"
 	"sort"
+	"strconv"
 
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/registry/internal/discovery"
@@ -18,23 +19,6 @@ var (
 )
 
 const aggregatedV2ContentType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
-
-// group describes a group for discovery, its versions in order (the
-// first is preferred).
-func (r *Registry) group(name string) discovery.Group {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	g := discovery.Group{Name: name}
-	for v, gv := range r.groups[name] {
-		dv := discovery.Version{Version: v}
-		for _, res := range gv.resources {
-			dv.Resources = append(dv.Resources, res.discoveryEntry())
-		}
-		g.Versions = append(g.Versions, dv)
-	}
-	sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Version < g.Versions[j].Version })
-	return g
-}
 
 // discoveryEntry is what discovery says of res.
 func (res *Resource) discoveryEntry() discovery.Resource {
@@ -56,19 +40,6 @@ func subresourceKinds(m map[string]SubresourceKind) map[string]discovery.Subreso
 	return out
 }
 
-func (r *Registry) groupNames() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	var out []string
-	for g := range r.groups {
-		if g != "" {
-			out = append(out, g)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // serveRootDiscovery serves /api and /apis, aggregated when asked.
 func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, core bool) {
 	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
@@ -81,10 +52,15 @@ func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, 
 		writeStatus(w, req, errNotAcceptable(codec.Supported(rootOffers)))
 		return
 	}
+	docs := r.tab.Load().documents(r.opts.Version.GitVersion)
 	if offer.Params["as"] == "APIGroupDiscoveryList" {
-		b := mustJSON(r.aggregated(core))
+		b := docs.aggregatedAPIs
+		if core {
+			b = docs.aggregatedCore
+		}
 		w.Header().Set("Content-Type", aggregatedV2ContentType)
 		w.Header().Set("Vary", "Accept")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		w.WriteHeader(http.StatusOK)
 		w.Write(b)
 		return
@@ -97,34 +73,22 @@ func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, 
 		})
 		return
 	}
-	groups := []discovery.APIGroup{}
-	for _, g := range r.groupNames() {
-		groups = append(groups, discovery.NewAPIGroup(r.group(g)))
-	}
-	r.writeJSON(w, req, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+	docs.apiGroupList.serve(w, req)
 }
 
 // serveGroup serves /apis/GROUP.
 func (r *Registry) serveGroup(w http.ResponseWriter, req *http.Request, group string) {
-	r.mu.RLock()
-	_, ok := r.groups[group]
-	r.mu.RUnlock()
-	if !ok || group == "" {
+	b, ok := r.tab.Load().documents(r.opts.Version.GitVersion).groupDocs[group]
+	if !ok {
 		writeStatus(w, req, errPathNotFound())
 		return
 	}
-	g := discovery.NewAPIGroup(r.group(group))
-	g.Kind, g.APIVersion = "APIGroup", "v1"
-	r.writeJSON(w, req, http.StatusOK, g)
+	writeBody(w, req, http.StatusOK, negotiate.JSON, b)
 }
 
 // serveResourceList serves /api/v1 and /apis/GROUP/VERSION.
 func (r *Registry) serveResourceList(w http.ResponseWriter, req *http.Request, gv *groupVer) {
-	v := discovery.Version{Version: gv.version}
-	for _, res := range gv.resources {
-		v.Resources = append(v.Resources, res.discoveryEntry())
-	}
-	r.writeJSON(w, req, http.StatusOK, discovery.ResourceList(gv.group, v))
+	writeBody(w, req, http.StatusOK, negotiate.JSON, gv.built().list)
 }
 
 func (res *Resource) subresourceNames() []string {
@@ -141,18 +105,4 @@ func (res *Resource) subresourceNames() []string {
 	}
 	sort.Strings(custom)
 	return append(out, custom...)
-}
-
-// aggregated is the apidiscovery.k8s.io/v2 document of the core group, or
-// of the others.
-func (r *Registry) aggregated(core bool) discovery.List {
-	names := r.groupNames()
-	if core {
-		names = []string{""}
-	}
-	groups := make([]discovery.Group, 0, len(names))
-	for _, g := range names {
-		groups = append(groups, r.group(g))
-	}
-	return discovery.Aggregated(groups)
 }

@@ -12,10 +12,10 @@ func TestDiscovery(t *testing.T) {
 	}
 	apis := s.must(200, "GET", "/apis", nil)
 	groups := apis["groups"].([]any)
-	// The webhook configuration, review and RBAC groups are always served;
-	// example.com is the test's.
-	if apis["kind"] != "APIGroupList" || len(groups) != 5 || str(groups[3].(map[string]any), "name") != "example.com" ||
-		str(groups[3].(map[string]any), "preferredVersion.groupVersion") != "example.com/v1" {
+	// The webhook configuration, CRD, review and RBAC groups are always
+	// served; example.com is the test's.
+	if apis["kind"] != "APIGroupList" || len(groups) != 6 || str(groups[4].(map[string]any), "name") != "example.com" ||
+		str(groups[4].(map[string]any), "preferredVersion.groupVersion") != "example.com/v1" {
 		t.Errorf("/apis: got %v", apis)
 	}
 	reviews := s.must(200, "GET", "/apis/authorization.k8s.io/v1", nil)
@@ -66,10 +66,10 @@ func TestAggregatedDiscovery(t *testing.T) {
 	}
 	m := r.obj(t)
 	items := m["items"].([]any)
-	if m["kind"] != "APIGroupDiscoveryList" || len(items) != 5 {
+	if m["kind"] != "APIGroupDiscoveryList" || len(items) != 6 {
 		t.Fatalf("got %v", m)
 	}
-	g := items[3].(map[string]any)
+	g := items[4].(map[string]any)
 	res := path(g, "versions").([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)
 	if str(g, "metadata.name") != "example.com" || res["resource"] != "widgets" || res["scope"] != "Namespaced" || str(res, "responseKind.kind") != "Widget" {
 		t.Errorf("group: got %v", g)

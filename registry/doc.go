@@ -55,4 +55,20 @@
 // (SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview,
 // LocalSubjectAccessReview, SelfSubjectReview, TokenReview) answer from
 // the same authenticator and authorizer (reviews.go).
+//
+// The table of served resources changes while serving (restable.go):
+// Register, Replace and Unregister publish a new immutable table behind
+// an atomic pointer (copy-on-write), which every request reads without a
+// lock; discovery, aggregated discovery and OpenAPI v2/v3 are built once
+// per table, and per group version only where a change touched it. A
+// replaced or removed resource's watches end (a second later, as kube's).
+// apiextensions.k8s.io/v1 CustomResourceDefinitions are served as a
+// resource (apiextensions.go, kube's validation in
+// apiextensions_validate.go): the CRD feed (crd_feed.go), kube's naming,
+// establishing and finalizer controllers as one watch, serves each CRD's
+// kinds through that table before the CRD's write returns. The versions
+// of a kind share one storage prefix; with Resource.StorageVersion set,
+// objects are stored at that version and converted on every read, write,
+// list and watch (convert.go: None, or a ConversionReview webhook,
+// conversion_webhook.go), each stored state once per version.
 package registry

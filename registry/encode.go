@@ -53,6 +53,7 @@ const (
 	defaultsMemo                 // the stored JSON with the schema's defaults (withDefaults)
 	validMemo                    // nil, or why the stored bytes do not decode (readable)
 	clientMemo                   // a Client[T]'s shared *T; What's upper bits number T
+	convertMemo                  // the state converted to a resource's version; What's upper bits number it
 )
 
 // memoKey names a value derived from a state shown at revision rev:

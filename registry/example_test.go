@@ -11,6 +11,7 @@ import (
 
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
@@ -70,4 +71,56 @@ func ExampleOptions_admission() {
 	// Output:
 	// map[admitted:yes]
 	// widgets.example.com "plain" is forbidden: a widget needs a color
+}
+
+// Resources come and go while the registry serves: Register, then
+// Unregister, with no restart; the next request sees the change.
+func ExampleRegistry_Unregister() {
+	reg, _ := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
+	defer reg.Close()
+	srv := httptest.NewServer(reg)
+	defer srv.Close()
+	get := func() int {
+		resp, _ := http.Get(srv.URL + "/apis/example.com/v1/gadgets")
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	fmt.Println("before:", get())
+	reg.Register(&registry.Resource{Group: "example.com", Version: "v1", Kind: "Gadget", Plural: "gadgets"})
+	fmt.Println("registered:", get())
+	reg.Unregister("example.com", "v1", "gadgets")
+	fmt.Println("unregistered:", get())
+	// Output:
+	// before: 404
+	// registered: 200
+	// unregistered: 404
+}
+
+// A CustomResourceDefinition created through the API is served by the
+// time its create returns.
+func ExampleRegistry_InstallCRDs() {
+	reg, _ := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
+	defer reg.Close()
+	crds, _ := schema.ParseCRDs([]byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: crontabs.stable.example.com}
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, kind: CronTab}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object}}
+`))
+	if err := reg.InstallCRDs(context.Background(), crds...); err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, _ := registry.NewClient[map[string]any](reg, "stable.example.com/v1", "crontabs")
+	out, err := c.Create(context.Background(), "default", &map[string]any{"metadata": map[string]any{"name": "every-minute"}})
+	fmt.Println(err, (*out)["apiVersion"])
+	// Output:
+	// <nil> stable.example.com/v1
 }

@@ -32,6 +32,7 @@ func (r *Registry) Close() error {
 		r.gc.Close()
 	}
 	r.stopRBAC()
+	r.crds.close()
 	r.webhooks.Close()
 	return nil
 }

@@ -2,13 +2,9 @@ package registry
 
 import (
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/internal/openapi"
@@ -20,44 +16,29 @@ import (
 // server validates fields itself (the fieldValidation parameter of PATCH),
 // and `kubectl explain` reads the schemas.
 
-// serveOpenAPI serves /openapi/v3 and /openapi/v3/{api/v1,apis/G/V}.
+// serveOpenAPI serves /openapi/v3 and /openapi/v3/{api/v1,apis/G/V},
+// from the documents cached with the table (restable.go).
 func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path string) {
 	rest := strings.TrimPrefix(strings.TrimPrefix(path, "/openapi/v3"), "/")
+	t := r.tab.Load()
 	if rest == "" {
-		paths := map[string]any{}
-		for _, gv := range r.groupVersions() {
-			doc := mustJSON(openapi.V3(r.opts.Version.GitVersion, gv))
-			sum := sha256.Sum256(doc)
-			paths[gv.Path()] = map[string]string{"serverRelativeURL": "/openapi/v3/" + gv.Path() + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:]))}
-		}
-		r.writeJSON(w, req, http.StatusOK, map[string]any{"paths": paths})
+		t.openAPIIndex().serve(w, req)
 		return
 	}
-	for _, gv := range r.groupVersions() {
-		if gv.Path() == rest {
-			r.writeJSON(w, req, http.StatusOK, openapi.V3(r.opts.Version.GitVersion, gv))
-			return
-		}
+	group, version := "", ""
+	switch parts := strings.Split(rest, "/"); {
+	case len(parts) == 2 && parts[0] == "api":
+		version = parts[1]
+	case len(parts) == 3 && parts[0] == "apis" && parts[1] != "":
+		group, version = parts[1], parts[2]
 	}
-	writeStatus(w, req, errPathNotFound())
-}
-
-// groupVersions describes the served group versions, by path.
-func (r *Registry) groupVersions() []openapi.GroupVersion {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	var out []openapi.GroupVersion
-	for _, vs := range r.groups {
-		for _, gv := range vs {
-			d := openapi.GroupVersion{Group: gv.group, Version: gv.version}
-			for _, res := range gv.resources {
-				d.Resources = append(d.Resources, res.openAPI())
-			}
-			out = append(out, d)
-		}
+	gv := t.groups[group][version]
+	if gv == nil || version == "" {
+		writeStatus(w, req, errPathNotFound())
+		return
 	}
-	slices.SortFunc(out, func(a, b openapi.GroupVersion) int { return strings.Compare(a.Path(), b.Path()) })
-	return out
+	doc := gv.openAPIV3(r.opts.Version.GitVersion)
+	writeBody(w, req, http.StatusOK, negotiate.JSON, doc)
 }
 
 // openAPI is what the OpenAPI documents say of res.
@@ -76,8 +57,8 @@ func (res *Resource) openAPI() openapi.Resource {
 // for `explain --output=plaintext-openapiv2`, client-side validation and
 // client-side apply's patch types and merge keys.
 //
-// Both forms are computed once per registry state, on the first request
-// after a Register, and share one ETag (the SHA-512 of the JSON, in
+// Both forms are computed once per table of resources (restable.go), on
+// the first request after a change, and share one ETag (the SHA-512 of the JSON, in
 // uppercase hex, as kube): a client that sends it back in If-None-Match
 // gets 304 Not Modified. Responses say Vary: Accept, since one URL has two
 // forms.
@@ -91,45 +72,25 @@ func (res *Resource) openAPI() openapi.Resource {
 // application/com.github.proto-openapi.spec.v2.v1.0+protobuf (kube answers
 // the deprecated "@" name with the new one), ETag "9F86D0…", and the
 // document as an openapi_v2.Document message. kubectl's disk cache asks
-// again with If-None-Match: "9F86D0…" and gets 304 until a resource is
-// registered.
+// again with If-None-Match: "9F86D0…" and gets 304 until the table changes.
 
 // openAPIV2GzipThreshold is the body size from which /openapi/v2 is
 // compressed for clients that accept gzip: kube-openapi's handler wraps
 // itself in gziphandler, whose default minimum is 1400 bytes.
 const openAPIV2GzipThreshold = 1400
 
-// openAPIV2Cache holds the /openapi/v2 documents of one registry state.
-// Resources are only ever added, so the number registered names the state.
-type openAPIV2Cache struct {
-	mu    sync.Mutex
-	state int         // len(Registry.resources) docs describes
-	docs  *openapi.V2 // nil until first asked for
-}
-
-// openAPIV2 returns the documents of the current registry state, building
-// them if a resource was registered since they were last built.
+// openAPIV2 returns the /openapi/v2 documents of the current table,
+// built once per table on first use.
 func (r *Registry) openAPIV2() (*openapi.V2, error) {
-	r.mu.RLock()
-	state := len(r.resources)
-	resources := make([]openapi.Resource, 0, state)
-	for _, res := range r.resources {
-		resources = append(resources, res.openAPI())
-	}
-	r.mu.RUnlock()
-
-	c := &r.openAPIV2Cache
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.docs != nil && c.state == state {
-		return c.docs, nil
-	}
-	docs, err := openapi.NewV2(r.opts.Version.GitVersion, resources, r.opts.Now())
-	if err != nil {
-		return nil, err
-	}
-	c.docs, c.state = docs, state
-	return c.docs, nil
+	t := r.tab.Load()
+	t.v2Once.Do(func() {
+		resources := make([]openapi.Resource, 0, len(t.resources))
+		for _, res := range t.resources {
+			resources = append(resources, res.openAPI())
+		}
+		t.v2, t.v2Err = openapi.NewV2(r.opts.Version.GitVersion, resources, r.opts.Now())
+	})
+	return t.v2, t.v2Err
 }
 
 // serveOpenAPIV2 serves /openapi/v2.

@@ -53,7 +53,7 @@ func toStorage(res *Resource, obj Object) (storage.Object, error) {
 }
 
 func (r *Registry) get(ctx context.Context, res *Resource, ns, name string, opts storage.GetOptions) (storage.Object, error) {
-	o, err := r.store.Get(ctx, res.objectKey(ns, name), opts)
+	o, err := r.storeFor(res).Get(ctx, res.objectKey(ns, name), opts)
 	if err != nil {
 		return o, toStatus(err, res, name)
 	}
@@ -64,7 +64,7 @@ func (r *Registry) get(ctx context.Context, res *Resource, ns, name string, opts
 }
 
 func (r *Registry) list(ctx context.Context, res *Resource, ns string, opts storage.ListOptions) (storage.ListResult, error) {
-	out, err := r.store.List(ctx, res.collectionKey(ns), opts)
+	out, err := r.storeFor(res).List(ctx, res.collectionKey(ns), opts)
 	if err != nil {
 		return out, toStatus(err, res, "")
 	}
@@ -358,20 +358,20 @@ func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o 
 		var err error
 		if o.dryRun {
 			var cur storage.Object
-			if cur, err = r.store.Get(ctx, key, storage.GetOptions{}); err != nil {
+			if cur, err = r.storeFor(res).Get(ctx, key, storage.GetOptions{}); err != nil {
 				return cur, toStatus(err, res, name)
 			}
 			out, err = fn(cur)
 			out.Revision = cur.Revision
 		} else {
-			out, err = r.store.GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, fn)
+			out, err = r.storeFor(res).GuaranteedUpdate(ctx, key, storage.UpdateOptions{}, fn)
 		}
 		switch {
 		case errors.Is(err, errEmptiedFinalizers):
 			if o.dryRun {
 				return emptied, nil
 			}
-			_, err := r.store.Delete(ctx, key, storage.DeleteOptions{Preconditions: storage.Preconditions{UID: emptied.UID, Revision: emptied.Revision}})
+			_, err := r.storeFor(res).Delete(ctx, key, storage.DeleteOptions{Preconditions: storage.Preconditions{UID: emptied.UID, Revision: emptied.Revision}})
 			if storage.IsConflict(err) {
 				continue // changed meanwhile: compute the write again
 			}

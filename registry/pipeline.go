@@ -164,12 +164,12 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 			return so, err
 		}
 		if w.o.dryRun {
-			if _, err := r.store.Get(ctx, so.Key, storage.GetOptions{}); err == nil {
+			if _, err := r.storeFor(res).Get(ctx, so.Key, storage.GetOptions{}); err == nil {
 				return so, toStatus(storage.NewError(storage.ErrExists, so.Key, ""), res, obj.Name())
 			}
 			return so, nil
 		}
-		out, err := r.store.Create(ctx, so)
+		out, err := r.storeFor(res).Create(ctx, so)
 		if storage.IsExists(err) && generated && attempt < generateNameRetries {
 			continue
 		}

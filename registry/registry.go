@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +55,10 @@ type Options struct {
 	// ownerReferences (gc.go), and with it the orphan and
 	// foregroundDeletion finalizers a delete would add.
 	DisableGarbageCollection bool
+	// DisableCustomResourceDefinitions stops serving
+	// apiextensions.k8s.io/v1 CustomResourceDefinitions (apiextensions.go),
+	// which are served by default, their kinds with them.
+	DisableCustomResourceDefinitions bool
 
 	// Authenticator finds who sends each request; a request it does not
 	// accept answers 401. Nil serves every request as system:anonymous
@@ -81,7 +85,9 @@ type Options struct {
 	// ResolveWebhookService gives the URL of the service a webhook
 	// configuration's clientConfig.service names (webhooks.go); nil:
 	// calls to such webhooks fail, by their failurePolicy. Webhooks
-	// with a clientConfig.url need none.
+	// with a clientConfig.url need none. It also resolves CRDs'
+	// conversion webhooks given as a service (conversion_webhook.go);
+	// for those, nil is kube's default, https://NAME.NAMESPACE.svc:PORT/PATH.
 	ResolveWebhookService func(ctx context.Context, ref webhook.ServiceReference) (*url.URL, error)
 	// WebhookConditions compiles webhooks' matchConditions; set it to
 	// cel.CompileMatchConditions from github.com/kapi-dev/kapi/cel. Without
@@ -112,36 +118,32 @@ type Version struct {
 }
 
 // Registry serves registered resources over HTTP and in-process. It is safe
-// for concurrent use; register every resource before serving.
+// for concurrent use, and its resources may be registered, replaced and
+// unregistered while it serves (restable.go: a copy-on-write table read
+// without locks).
 type Registry struct {
 	opts       Options
 	store      storage.Interface
 	log        *slog.Logger
 	authorizer authz.Authorizer // Options.Authorizer or AlwaysAllow
 	rbac       *rbacFeeds       // feeds Options.RBAC; nil without it
+	crds       *crdFeed         // serves the CRDs' kinds; nil when disabled
 	webhooks   *webhook.Dispatcher
 	hookFeeds  *rbacFeeds // feed webhooks from the stored configurations
 
-	mu        sync.RWMutex
-	resources map[string]*Resource            // by group/version/plural
-	groups    map[string]map[string]*groupVer // group → version → resources
-	ns        *Resource                       // the built-in namespaces
+	tableMu sync.Mutex               // serialises changes of tab
+	tab     atomic.Pointer[resTable] // the served resources; never nil after New
+	ns      *Resource                // the built-in namespaces
 
 	// encodes counts object encodings and frames watch-event framings,
 	// per format (serialize-once tests).
 	encodes, frames [negotiate.NumFormats]atomic.Int64
 
-	openAPIV2Cache openAPIV2Cache // /openapi/v2, built once per registry state
-	gc             *gc.Collector  // the garbage collector; nil when disabled
+	gc *gc.Collector // the garbage collector; nil when disabled
 
 	clientTypes typeIDs // the Go types of Clients, for their shared watch objects' memo keys
 
 	extra nonResourceHandlers // HandleNonResource's paths
-}
-
-type groupVer struct {
-	group, version string
-	resources      []*Resource
 }
 
 // New returns a Registry with the built-in namespaces resource registered
@@ -171,10 +173,9 @@ func New(opts Options) (*Registry, error) {
 	}
 	r := &Registry{
 		opts: opts, store: opts.Storage, log: log,
-		resources:  map[string]*Resource{},
-		groups:     map[string]map[string]*groupVer{},
 		authorizer: opts.Authorizer,
 	}
+	r.tab.Store(&resTable{resources: map[string]*Resource{}, groups: map[string]map[string]*groupVer{}})
 	if r.authorizer == nil {
 		r.authorizer = authz.AlwaysAllow
 	}
@@ -197,19 +198,68 @@ func New(opts Options) (*Registry, error) {
 		r.stopRBAC()
 		return nil, err
 	}
+	if !opts.DisableCustomResourceDefinitions {
+		crds := r.crdResource()
+		if err := r.Register(crds); err != nil {
+			return nil, err
+		}
+		r.startCRDs(crds)
+	}
 	if !opts.DisableGarbageCollection {
 		r.gc = r.startGC()
 	}
 	return r, nil
 }
 
-// Register adds a resource. It fails if the definition is incomplete or the
-// group/version/plural is taken.
-func (r *Registry) Register(res *Resource) error {
+// Register adds resources, all or none: it fails if a definition is
+// incomplete or a group/version/plural is taken. It may be called while
+// the registry serves: the next request sees them, and discovery and
+// OpenAPI describe them.
+func (r *Registry) Register(res ...*Resource) error {
+	for _, x := range res {
+		if err := r.prepare(x); err != nil {
+			return err
+		}
+	}
+	return r.change(tableChange{add: res})
+}
+
+// Replace serves each of res in place of the resource registered at its
+// group/version/plural, all or none: it fails if one is not registered.
+// Requests already routed finish with the old definition; open watches
+// of the old one end (clients watch again, and get the new one), as
+// kube's do when a CustomResourceDefinition changes.
+func (r *Registry) Replace(res ...*Resource) error {
+	c := tableChange{add: res}
+	for _, x := range res {
+		if err := r.prepare(x); err != nil {
+			return err
+		}
+		c.remove = append(c.remove, tableID(x.Group, x.Version, x.Plural))
+	}
+	return r.change(c)
+}
+
+// Unregister stops serving the resource at group, version and plural
+// (group "" is the core group): its routes answer 404 from the next
+// request, discovery and OpenAPI no longer describe it, and its open
+// watches end. Stored objects stay where they are.
+func (r *Registry) Unregister(group, version, plural string) error {
+	return r.change(tableChange{remove: []string{tableID(group, version, plural)}})
+}
+
+// prepare checks res and compiles what serving it needs.
+func (r *Registry) prepare(res *Resource) error {
+	if res.retired != nil {
+		return fmt.Errorf("registry: resource %s: a *Resource is registered once; register a new one", res.qualified())
+	}
 	if err := res.validate(); err != nil {
 		return err
 	}
 	res.merge = mergeSchema(res.Schema)
+	if res.converts() {
+		res.convertID = convertIDs.Add(1)
+	}
 	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
 	if err != nil {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
@@ -226,43 +276,16 @@ func (r *Registry) Register(res *Resource) error {
 		}
 		res.rules = rules
 	}
-	id := res.Group + "/" + res.Version + "/" + res.Plural
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.resources[id]; ok {
-		return fmt.Errorf("registry: resource %s registered twice", id)
-	}
-	r.resources[id] = res
-	vs := r.groups[res.Group]
-	if vs == nil {
-		vs = map[string]*groupVer{}
-		r.groups[res.Group] = vs
-	}
-	gv := vs[res.Version]
-	if gv == nil {
-		gv = &groupVer{group: res.Group, version: res.Version}
-		vs[res.Version] = gv
-	}
-	gv.resources = append(gv.resources, res)
-	sort.Slice(gv.resources, func(i, j int) bool { return gv.resources[i].Plural < gv.resources[j].Plural })
 	return nil
 }
 
 func (r *Registry) resource(group, version, plural string) *Resource {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.resources[group+"/"+version+"/"+plural]
+	return r.tab.Load().resource(group, version, plural)
 }
 
 // all returns every registered resource.
 func (r *Registry) all() []*Resource {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]*Resource, 0, len(r.resources))
-	for _, res := range r.resources {
-		out = append(out, res)
-	}
-	return out
+	return slices.Collect(maps.Values(r.tab.Load().resources))
 }
 
 // ServeHTTP serves the API. Mount it under any prefix with http.StripPrefix.
@@ -324,6 +347,9 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	rq.Request = req.WithContext(withWarnings(ctx, w.Header()))
+	for _, msg := range rq.res.Warnings {
+		Warn(rq.Context(), msg)
+	}
 	if err := h(r, w, rq); err != nil {
 		rec.Fail(err)
 		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))

@@ -84,9 +84,25 @@ type Resource struct {
 	// it): a body needs apiVersion and kind (400), a wrong kind is a
 	// field error (422), list items keep apiVersion and kind and a list
 	// always has metadata.continue, a namespaced collection is served
-	// across namespaces for list and watch alone (404). Unset, these are
-	// kube's for its built-in kinds.
+	// across namespaces for list and watch alone (404), and discovery
+	// lists its verbs in kube's order for custom resources. Unset, these
+	// are kube's for its built-in kinds.
 	Custom bool
+
+	// StorageVersion, when set, is the version the resource's objects are
+	// stored at (the versions of a group and plural share one storage
+	// prefix): objects are converted to it on every write, and from it
+	// (or any older version they were stored at) to Version on every
+	// read, list and watch (convert.go). Empty: stored as written.
+	StorageVersion string
+	// Convert converts objects between versions when StorageVersion is
+	// set; nil is kube's None strategy (apiVersion rewritten).
+	Convert ConvertFunc
+	// Warnings are sent with every response of the resource, as kube
+	// sends a deprecated version's warning.
+	Warnings []string
+
+	convertID uint64 // numbers the resource's converted states in Memos; set by Register
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
@@ -94,6 +110,9 @@ type Resource struct {
 	// in on reads and writes.
 	defaults bool
 	merge    *schema.Schema // Schema with ObjectMeta's, for merging; set by Register
+	// retired is made by Register and closed when the resource stops
+	// being served (Replace, Unregister): its open watches then end.
+	retired chan struct{}
 }
 
 // mergeSchema is s with metadata described by ObjectMeta's schema, so that

@@ -27,8 +27,15 @@ func (res *Resource) verbs() []string {
 	if res.Review != nil {
 		return []string{"create"}
 	}
+	if res.Custom {
+		return crdVerbs
+	}
 	return nil
 }
+
+// crdVerbs are a custom resource's verbs in the order kube's discovery
+// lists them (apiextensions-apiserver's discovery controller).
+var crdVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 
 // serveReview answers a POST to a review resource with the review's
 // result (201, as kube).

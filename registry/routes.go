@@ -119,9 +119,7 @@ func (r *Registry) nonResourceHandler(path string) (func(http.ResponseWriter, *h
 		if len(parts) == 3 {
 			group = parts[1]
 		}
-		r.mu.RLock()
-		gv := r.groups[group][parts[len(parts)-1]]
-		r.mu.RUnlock()
+		gv := r.tab.Load().groups[group][parts[len(parts)-1]]
 		if gv == nil {
 			return nil, false
 		}
@@ -149,8 +147,8 @@ func (r *Registry) routeTable() []route {
 	var out []route
 	nonResource := []string{"/healthz", "/livez", "/readyz", "/version", "/api", "/apis", "/openapi/v2", "/openapi/v3"}
 	nonResource = append(nonResource, r.extra.list()...)
-	r.mu.RLock()
-	for g, vs := range r.groups {
+	t := r.tab.Load()
+	for g, vs := range t.groups {
 		if g != "" {
 			nonResource = append(nonResource, "/apis/"+g)
 		}
@@ -162,11 +160,10 @@ func (r *Registry) routeTable() []route {
 			nonResource = append(nonResource, p, "/openapi/v3"+p)
 		}
 	}
-	r.mu.RUnlock()
 	for _, p := range nonResource {
 		out = append(out, route{Method: http.MethodGet, Path: p, Info: request.Info{Path: p, Verb: "get"}})
 	}
-	for _, res := range r.all() {
+	for _, res := range t.resources {
 		out = append(out, res.routes()...)
 	}
 	return out

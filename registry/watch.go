@@ -41,10 +41,16 @@ func (r *Registry) watchOptions(ctx context.Context, lq listQuery) (storage.Watc
 	return o, nil
 }
 
+// retiredWatchGrace is how long a watch goes on once its resource is
+// replaced or unregistered: kube's CRD handler tears a CRD's old storage
+// down a second after the change.
+const retiredWatchGrace = time.Second
+
 // serveWatch streams events in the negotiated format (newline-separated
 // JSON documents, length-prefixed protobuf frames, or a CBOR sequence)
 // until timeoutSeconds (or a randomised default), the client going away,
-// or the store ending the watch. Events are sent in batches: once one
+// the store ending the watch, or the resource being replaced or
+// unregistered. Events are sent in batches: once one
 // arrives, every event already waiting on the watch (up to
 // stream.MaxBatch, or stream.BatchBytes of frames) joins it, and the batch
 // goes out in one Write and one Flush. A watcher that keeps up gets each event as its own chunk; one
@@ -76,7 +82,7 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *routed) error {
 	if err != nil {
 		return err
 	}
-	wi, err := r.store.Watch(ctx, rq.res.collectionKey(rq.namespace), opts)
+	wi, err := r.storeFor(rq.res).Watch(ctx, rq.res.collectionKey(rq.namespace), opts)
 	if err != nil && !errors.Is(err, storage.ErrExpired) {
 		return err
 	}
@@ -99,9 +105,21 @@ func (r *Registry) serveWatch(w http.ResponseWriter, rq *routed) error {
 		defer t.Stop()
 		beforeDeadline = t.C
 	}
+	retired := rq.res.retired
+	var teardown <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-retired:
+			// The resource is no longer served as it was (its CRD changed
+			// or went): the stream ends cleanly a moment later, as
+			// apiextensions-apiserver ends it when it tears the old
+			// storage down (a second on), so the events of the change
+			// (the instances a CRD's delete removed) still reach it; the
+			// client watches again and gets the new definition, or 404.
+			retired, teardown = nil, time.After(retiredWatchGrace)
+		case <-teardown:
 			return nil
 		case <-beforeDeadline:
 			beforeDeadline = nil

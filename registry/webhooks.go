@@ -115,10 +115,8 @@ func (r *Registry) namespaceLabels(ctx context.Context, name string) (map[string
 
 // equivalents are the versions a resource of group is served as.
 func (r *Registry) equivalents(group, plural string) []webhook.Version {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
 	var out []webhook.Version
-	for _, gv := range r.groups[group] {
+	for _, gv := range r.tab.Load().groups[group] {
 		for _, res := range gv.resources {
 			if res.Plural == plural {
 				out = append(out, webhook.Version{Version: res.Version, Kind: res.Kind})

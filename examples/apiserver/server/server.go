@@ -25,7 +25,9 @@ type Options struct {
 	Storage storage.Interface
 	// Registry tunes the registry; its Storage is set from Storage.
 	Registry registry.Options
-	// CRDs are served besides the built-in resources (see schema.LoadCRDs).
+	// CRDs are created through the API at start (Registry.InstallCRDs),
+	// besides the embedded widgets CRD, and served as any CRD a client
+	// creates (see schema.LoadCRDs).
 	CRDs []schema.CRD
 	// Auth says who may use the server; the zero value lets anyone do
 	// anything.
@@ -64,6 +66,12 @@ var crds embed.FS
 // Widgets is the widgets.example.com/v1 Widget resource, read from the
 // CRD manifest embedded from crds/widgets.example.com.yaml.
 func Widgets() *registry.Resource {
+	return registry.FromCRD(WidgetsCRD())[0]
+}
+
+// WidgetsCRD is the CRD embedded from crds/widgets.example.com.yaml,
+// which New creates.
+func WidgetsCRD() schema.CRD {
 	b, err := crds.ReadFile("crds/widgets.example.com.yaml")
 	if err != nil {
 		panic(err) // embedded at build time
@@ -72,7 +80,7 @@ func Widgets() *registry.Resource {
 	if err != nil || len(defs) != 1 {
 		panic(fmt.Sprintf("the embedded widgets CRD: %v", err)) // checked by tests
 	}
-	return registry.FromCRD(defs[0])[0]
+	return defs[0]
 }
 
 // LoopbackServices resolves the service of a webhook configuration's
@@ -119,14 +127,13 @@ func New(opts Options) (*registry.Registry, error) {
 	if err := builtin.Register(r, opts.Builtin); err != nil {
 		return nil, err
 	}
-	resources := []*registry.Resource{ConfigMaps(), Widgets()}
-	for _, crd := range opts.CRDs {
-		resources = append(resources, registry.FromCRD(crd)...)
+	if err := r.Register(ConfigMaps()); err != nil {
+		return nil, err
 	}
-	for _, res := range resources {
-		if err := r.Register(res); err != nil {
-			return nil, err
-		}
+	// The CRDs take the path a client's kubectl apply -f takes.
+	if err := r.InstallCRDs(context.Background(), append([]schema.CRD{WidgetsCRD()}, opts.CRDs...)...); err != nil {
+		r.Close()
+		return nil, err
 	}
 	return r, nil
 }

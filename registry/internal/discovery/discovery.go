@@ -1,5 +1,13 @@
 package discovery
 
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
 // Resource is what discovery says of one served resource.
 type Resource struct {
 	Group, Version, Kind, Plural, Singular string
@@ -141,9 +149,10 @@ type (
 		Metadata discoveryMeta      `json:"metadata"`
 		Versions []discoveryVersion `json:"versions"`
 	}
+	// discoveryMeta is a group's metadata: its name alone (kube 1.37
+	// writes no creationTimestamp).
 	discoveryMeta struct {
-		Name              string `json:"name,omitempty"`
-		CreationTimestamp *bool  `json:"creationTimestamp"`
+		Name string `json:"name,omitempty"`
 	}
 	discoveryVersion struct {
 		Version   string              `json:"version"`
@@ -205,4 +214,108 @@ func Aggregated(groups []Group) List {
 		out.Items = append(out.Items, dg)
 	}
 	return out
+}
+
+// AggregatedVersion is v's entry in an apidiscovery.k8s.io/v2 group, in
+// JSON: a group version's fragment, cached with it and assembled into a
+// list by AssembleAggregated.
+func AggregatedVersion(v Version) []byte {
+	l := Aggregated([]Group{{Versions: []Version{v}}})
+	b, err := json.Marshal(l.Items[0].Versions[0])
+	if err != nil {
+		panic(err) // plain strings and slices always marshal
+	}
+	return b
+}
+
+// AggregatedGroup is a group and its versions' AggregatedVersion
+// fragments, the preferred first.
+type AggregatedGroup struct {
+	Name     string
+	Versions [][]byte
+}
+
+// AssembleAggregated is the apidiscovery.k8s.io/v2 APIGroupDiscoveryList
+// of groups, in JSON, made of their versions' cached fragments: the same
+// bytes json.Marshal(Aggregated(…)) gives.
+func AssembleAggregated(groups []AggregatedGroup) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[`)
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		meta, _ := json.Marshal(discoveryMeta{Name: g.Name})
+		b.WriteString(`{"metadata":`)
+		b.Write(meta)
+		b.WriteString(`,"versions":`)
+		if g.Versions == nil {
+			b.WriteString("null")
+		} else {
+			b.WriteByte('[')
+			b.Write(bytes.Join(g.Versions, []byte{','}))
+			b.WriteByte(']')
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// CompareVersions orders versions as kube's discovery lists them (its
+// version priority): GA versions before beta before alpha, higher
+// numbers first within each; versions of another shape after them, in
+// name order. Negative when a comes first.
+func CompareVersions(a, b string) int {
+	pa, oka := parseVersion(a)
+	pb, okb := parseVersion(b)
+	switch {
+	case oka && okb:
+		return cmp.Or(cmp.Compare(pb.stage, pa.stage), cmp.Compare(pb.major, pa.major), cmp.Compare(pb.minor, pa.minor))
+	case oka:
+		return -1
+	case okb:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+type versionParts struct {
+	major, minor int
+	stage        int // 2 GA, 1 beta, 0 alpha
+}
+
+// parseVersion reads v1, v2beta3, v1alpha1 (kube's "kube-like" versions).
+func parseVersion(v string) (versionParts, bool) {
+	rest, ok := strings.CutPrefix(v, "v")
+	if !ok {
+		return versionParts{}, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	major, err := strconv.Atoi(rest[:i])
+	if err != nil || major == 0 || rest[0] == '0' {
+		return versionParts{}, false
+	}
+	p := versionParts{major: major, stage: 2}
+	rest = rest[i:]
+	if rest == "" {
+		return p, true
+	}
+	switch {
+	case strings.HasPrefix(rest, "beta"):
+		p.stage, rest = 1, rest[len("beta"):]
+	case strings.HasPrefix(rest, "alpha"):
+		p.stage, rest = 0, rest[len("alpha"):]
+	default:
+		return versionParts{}, false
+	}
+	minor, err := strconv.Atoi(rest)
+	if err != nil || minor == 0 || rest[0] == '0' {
+		return versionParts{}, false
+	}
+	p.minor = minor
+	return p, true
 }

@@ -1,8 +1,10 @@
 package discovery
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -79,5 +81,48 @@ func TestSubresourceKinds(t *testing.T) {
 		if got := subs[tt.i]; got.ResponseKind != tt.kind || fmt.Sprint(got.Verbs) != tt.verbs {
 			t.Errorf("aggregated %s: got %+v %v; want %+v %s", got.Subresource, got.ResponseKind, got.Verbs, tt.kind, tt.verbs)
 		}
+	}
+}
+
+func TestCompareVersions(t *testing.T) {
+	// kube's own example (k8s.io/apimachinery/pkg/version), in order.
+	want := []string{"v10", "v2", "v1", "v11beta2", "v10beta3", "v3beta1", "v12alpha1", "v11alpha2", "foo1", "foo10", "v01", "v1beta0"}
+	got := slices.Clone(want)
+	slices.Reverse(got)
+	slices.SortFunc(got, CompareVersions)
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v; want %v", got, want)
+	}
+}
+
+func TestAssembleAggregated(t *testing.T) {
+	groups := []Group{
+		{Name: "a.example.com", Versions: []Version{
+			{Version: "v2", Resources: []Resource{{Group: "a.example.com", Version: "v2", Kind: "A", Plural: "as", Singular: "a", Subresources: []string{"status", "scale"}}}},
+			{Version: "v1", Resources: []Resource{{Group: "a.example.com", Version: "v1", Kind: "A", Plural: "as", Singular: "a", ShortNames: []string{"aa"}, Categories: []string{"all"}, Namespaced: true}}},
+		}},
+		{Name: "b.example.com", Versions: []Version{{Version: "v1"}}},
+	}
+	for _, tc := range []struct {
+		name   string
+		groups []Group
+	}{{"none", nil}, {"two groups", groups}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ag []AggregatedGroup
+			for _, g := range tc.groups {
+				a := AggregatedGroup{Name: g.Name}
+				for _, v := range g.Versions {
+					a.Versions = append(a.Versions, AggregatedVersion(v))
+				}
+				ag = append(ag, a)
+			}
+			want, err := json.Marshal(Aggregated(tc.groups))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := AssembleAggregated(ag); !bytes.Equal(got, want) {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
 	}
 }

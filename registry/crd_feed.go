@@ -1,0 +1,620 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/internal/discovery"
+	"github.com/kapi-dev/kapi/registry/request"
+	"github.com/kapi-dev/kapi/schema"
+	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/watch"
+)
+
+// The CRD feed: kube's CRD controllers (naming, establishing, finalizer)
+// and its CRD handler's storage map, as one watch on the stored
+// CustomResourceDefinitions, handled one event at a time. For each CRD
+// an event names, the feed reads the stored CRD and
+//   - accepts its names unless another CRD of its group holds one
+//     (status.acceptedNames, NamesAccepted with kube's reasons), and sets
+//     Established once they are: one status write when anything changed;
+//   - serves its kinds once its names are accepted: a Resource per served
+//     version, registered, replaced (when the spec or the accepted names
+//     changed) or unregistered, in one table change;
+//   - when it is being deleted, deletes every instance through the write
+//     path (Terminating: InstanceDeletionInProgress, then
+//     InstanceDeletionCompleted) and removes the cleanup finalizer,
+//     which lets it go; an instance that stays (its own finalizers) makes
+//     the feed look again a second later.
+//
+// A CRD write returns once the feed has handled its revision (AfterWrite
+// → wait), so the kinds of a created CRD are served when the 201 is sent.
+// The feed's own writes do not wait (they are made with feedWrite in
+// their context).
+
+// crdSyncTimeout bounds how long a CRD write waits for the feed.
+const crdSyncTimeout = 5 * time.Second
+
+// crdRetry is how soon the feed looks again at a CRD whose instances are
+// not all gone.
+const crdRetry = time.Second
+
+type feedWriteKey struct{}
+
+// crdFeed is the state of the feed.
+type crdFeed struct {
+	r    *Registry
+	res  *Resource // the CRDs resource
+	stop context.CancelFunc
+	done sync.WaitGroup
+	// retry receives the names of CRDs to look at again.
+	retry chan string
+	// synced is closed once the stored CRDs at start are handled.
+	synced chan struct{}
+
+	mu      sync.Mutex
+	rev     uint64                // the last revision handled
+	changed chan struct{}         // closed (and replaced) when rev changes
+	crds    map[string]*crdServed // by CRD name
+}
+
+// crdServed is what the feed knows of one CRD.
+type crdServed struct {
+	group    string
+	accepted crdNames // its stored status.acceptedNames
+	// fingerprint names the spec and accepted names the registered
+	// resources were made from; "" when none are.
+	fingerprint string
+	ids         []string // the tableIDs registered
+	// terminating is shared with the served resources' strategies: a
+	// CRD being deleted refuses new instances.
+	terminating *atomic.Bool
+}
+
+// startCRDs starts the feed; it returns once the CRDs stored at start
+// are served (or crdSyncTimeout has passed).
+func (r *Registry) startCRDs(res *Resource) {
+	ctx, stop := context.WithCancel(context.Background())
+	f := &crdFeed{r: r, res: res, stop: stop, retry: make(chan string, 16), synced: make(chan struct{}),
+		changed: make(chan struct{}), crds: map[string]*crdServed{}}
+	r.crds = f
+	f.done.Add(1)
+	go func() {
+		defer f.done.Done()
+		f.run(ctx)
+	}()
+	select {
+	case <-f.synced:
+	case <-time.After(crdSyncTimeout):
+		r.log.Warn("the stored CustomResourceDefinitions are not all served yet")
+	}
+}
+
+// stopCRDs stops the feed and waits for it.
+func (f *crdFeed) close() {
+	if f != nil {
+		f.stop()
+		f.done.Wait()
+	}
+}
+
+func (f *crdFeed) run(ctx context.Context) {
+	ctx = context.WithValue(ctx, feedWriteKey{}, true)
+	ctx = request.WithUser(ctx, apiserverUser)
+	for ctx.Err() == nil {
+		w, err := f.r.store.Watch(ctx, f.res.keyPrefix(), storage.WatchOptions{Recursive: true, Initial: true, InitialEnd: true})
+		if err != nil {
+			f.r.log.Warn("the CRD feed cannot watch the store; retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		f.follow(ctx, w)
+		w.Stop()
+	}
+}
+
+func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
+	seen := map[string]bool{} // the initial state's CRDs, until its end
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case name := <-f.retry:
+			f.reconcile(ctx, name)
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == watch.Error {
+				return
+			}
+			if o, isObj := ev.Object.(storage.Object); isObj {
+				name := o.Key[len(f.res.keyPrefix()):]
+				if seen != nil {
+					seen[name] = true
+				}
+				if ev.Type != watch.Deleted {
+					f.note(name, o)
+				}
+				f.reconcile(ctx, name)
+			}
+			if ev.InitialEventsEnd && seen != nil {
+				for name := range f.known() {
+					if !seen[name] {
+						f.reconcile(ctx, name) // gone while no watch ran
+					}
+				}
+				seen = nil
+				select {
+				case <-f.synced:
+				default:
+					close(f.synced)
+				}
+			}
+			f.mu.Lock()
+			f.rev = max(f.rev, ev.Revision)
+			close(f.changed)
+			f.changed = make(chan struct{})
+			f.mu.Unlock()
+		}
+	}
+}
+
+// note records a stored CRD's accepted names, which the names of the
+// others of its group are checked against.
+func (f *crdFeed) note(name string, o storage.Object) {
+	var c crdObject
+	if json.Unmarshal(o.Value, &c) != nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.crds[name]
+	if s == nil {
+		s = &crdServed{terminating: &atomic.Bool{}}
+		f.crds[name] = s
+	}
+	s.group, s.accepted = c.Spec.Group, c.Status.AcceptedNames
+}
+
+func (f *crdFeed) known() map[string]bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]bool, len(f.crds))
+	for n := range f.crds {
+		out[n] = true
+	}
+	return out
+}
+
+// wait waits until the feed has handled revision rev (crdSyncTimeout at
+// most); the feed's own writes do not wait.
+func (f *crdFeed) wait(ctx context.Context, rev uint64) {
+	if f == nil || ctx.Value(feedWriteKey{}) != nil {
+		return
+	}
+	timeout := time.NewTimer(crdSyncTimeout)
+	defer timeout.Stop()
+	for {
+		f.mu.Lock()
+		ok, changed := f.rev >= rev, f.changed
+		f.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		case <-timeout.C:
+			f.r.log.Warn("a CustomResourceDefinition write returns before the CRD feed has handled it", "revision", rev)
+			return
+		}
+	}
+}
+
+// reconcile brings the CRD called name, its status and its served kinds
+// to agree with what is stored.
+func (f *crdFeed) reconcile(ctx context.Context, name string) {
+	cur, err := f.r.store.Get(ctx, f.res.objectKey("", name), storage.GetOptions{})
+	if storage.IsNotFound(err) {
+		f.unserve(name)
+		return
+	}
+	if err != nil {
+		f.r.log.Error("the CRD feed cannot read a CRD", "name", name, "err", err)
+		return
+	}
+	var c crdObject
+	if err := json.Unmarshal(cur.Value, &c); err != nil {
+		f.r.log.Error("the CRD feed cannot decode a CRD", "name", name, "err", err)
+		return
+	}
+	st := c.Status
+	st.Conditions = slices.Clone(st.Conditions)
+	accepted, namesCond, estCond := f.names(name, &c)
+	if !c.Status.isTrue(condEstablished) && estCond.Status == condTrue {
+		// kube's establishing controller: a webhook whose CA bundle
+		// holds no certificate keeps the CRD from being established.
+		if _, err := f.converter(&c); errors.Is(err, errInvalidCABundle) {
+			estCond = crdCondition{Type: condEstablished, Status: condFalse, Reason: "InvalidCABundle", Message: "The conversion webhook CABundle is invalid"}
+		}
+	}
+	st.AcceptedNames = accepted
+	now := f.r.timestamp()
+	st.setCondition(namesCond, now)
+	st.setCondition(estCond, now)
+	if !statusEqual(st, c.Status) {
+		if err := f.writeStatus(ctx, name, c.Metadata.UID, st); err != nil {
+			f.r.log.Warn("the CRD feed cannot write a CRD's status", "name", name, "err", err)
+			return // the write's event brings it back
+		}
+		c.Status = st
+	}
+	f.note(name, cur) // the names as stored before this write; refreshed by its event
+	f.mu.Lock()
+	f.crds[name].accepted = st.AcceptedNames
+	f.mu.Unlock()
+	if st.isTrue(condEstablished) || st.isTrue(condNamesAccepted) && st.condition(condEstablished).Reason != "InvalidCABundle" {
+		f.serve(name, &c, cur.Value)
+	} else {
+		f.unserve(name)
+	}
+	if c.Metadata.DeletionTimestamp != "" {
+		f.mu.Lock()
+		f.crds[name].terminating.Store(true)
+		f.mu.Unlock()
+		if slices.Contains(c.Metadata.Finalizers, crdCleanupFinalizer) {
+			f.finalize(ctx, name, &c)
+		}
+	}
+}
+
+func statusEqual(a, b crdStatus) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// names is kube's naming controller: the accepted names of c, and its
+// NamesAccepted and Established conditions.
+func (f *crdFeed) names(name string, c *crdObject) (crdNames, crdCondition, crdCondition) {
+	used, kinds := map[string]bool{}, map[string]bool{}
+	f.mu.Lock()
+	for n, s := range f.crds {
+		if n == name || s.group != c.Spec.Group {
+			continue
+		}
+		for _, x := range append([]string{s.accepted.Plural, s.accepted.Singular}, s.accepted.ShortNames...) {
+			used[x] = true
+		}
+		kinds[s.accepted.Kind], kinds[s.accepted.ListKind] = true, true
+	}
+	f.mu.Unlock()
+	delete(used, "")
+	delete(kinds, "")
+	req, acc := c.Spec.Names, c.Status.AcceptedNames
+	out := acc
+	cond := crdCondition{Type: condNamesAccepted, Status: "Unknown"}
+	conflict := func(reason string, err error) {
+		cond.Status, cond.Reason, cond.Message = condFalse, reason, err.Error()
+	}
+	fresh := func(requested, accepted string, in map[string]bool) error {
+		if requested == accepted || !in[requested] {
+			return nil
+		}
+		return fmt.Errorf("%q is already in use", requested)
+	}
+	if err := fresh(req.Plural, acc.Plural, used); err != nil {
+		conflict("PluralConflict", err)
+	} else {
+		out.Plural = req.Plural
+	}
+	if err := fresh(req.Singular, acc.Singular, used); err != nil {
+		conflict("SingularConflict", err)
+	} else {
+		out.Singular = req.Singular
+	}
+	if !slices.Equal(req.ShortNames, acc.ShortNames) {
+		var errs []string
+		for _, s := range req.ShortNames {
+			if slices.Contains(acc.ShortNames, s) {
+				continue
+			}
+			if err := fresh(s, "", used); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+		switch len(errs) {
+		case 0:
+			out.ShortNames = req.ShortNames
+		case 1:
+			conflict("ShortNamesConflict", errors.New(errs[0]))
+		default:
+			conflict("ShortNamesConflict", errors.New("["+strings.Join(errs, ", ")+"]"))
+		}
+	}
+	if err := fresh(req.Kind, acc.Kind, kinds); err != nil {
+		conflict("KindConflict", err)
+	} else {
+		out.Kind = req.Kind
+	}
+	if err := fresh(req.ListKind, acc.ListKind, kinds); err != nil {
+		conflict("ListKindConflict", err)
+	} else {
+		out.ListKind = req.ListKind
+	}
+	out.Categories = req.Categories
+	if cond.Status == "Unknown" {
+		cond.Status, cond.Reason, cond.Message = condTrue, "NoConflicts", "no conflicts found"
+	}
+	est := crdCondition{Type: condEstablished, Status: condFalse, Reason: "NotAccepted", Message: "not all names are accepted"}
+	if old := c.Status.condition(condEstablished); old != nil {
+		est = *old
+	}
+	if est.Status != condTrue && cond.Status == condTrue {
+		// kube's establishing controller follows at once on one server.
+		est = crdCondition{Type: condEstablished, Status: condTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted"}
+	}
+	return out, cond, est
+}
+
+// writeStatus stores st as the status of the CRD name (with uid).
+func (f *crdFeed) writeStatus(ctx context.Context, name, uid string, st crdStatus) error {
+	_, err := f.update(ctx, name, "status", func(old Object) (Object, error) {
+		if old.UID() != uid {
+			return nil, errUnchanged
+		}
+		next := old.deepCopy()
+		next["status"] = toJSONValue(st)
+		return next, nil
+	})
+	return err
+}
+
+// update is one write of the feed's through the pipeline, as
+// kube-apiserver's loopback client makes it.
+func (f *crdFeed) update(ctx context.Context, name, sub string, edit func(old Object) (Object, error)) (storage.Object, error) {
+	path := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name
+	parts := []string{"customresourcedefinitions", name}
+	if sub != "" {
+		path += "/" + sub
+		parts = append(parts, sub)
+	}
+	ctx = request.WithInfo(ctx, &request.Info{IsResourceRequest: true, Verb: "update", APIPrefix: "apis", APIGroup: apiextensionsGroup,
+		APIVersion: "v1", Resource: "customresourcedefinitions", Name: name, Subresource: sub, Path: path, Parts: parts})
+	out, _, err := f.r.commit(ctx, &writeRequest{res: f.res, op: admission.Update, name: name, sub: sub,
+		o: writeOptions{manager: "kube-apiserver"}, options: "UpdateOptions",
+		object: func(old Object, _ storage.Object) (Object, error) { return edit(old) }})
+	if errors.Is(err, errUnchanged) {
+		return out, nil
+	}
+	return out, err
+}
+
+// serve registers (or replaces) the kinds of c, stored as value, unless
+// they are served as they are.
+func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
+	spec, _ := json.Marshal(c.Spec)
+	names, _ := json.Marshal(c.Status.AcceptedNames)
+	sum := sha256.Sum256(append(append([]byte(c.Metadata.UID+"\x00"), spec...), names...))
+	fp := string(sum[:])
+	f.mu.Lock()
+	s := f.crds[name]
+	same := s.fingerprint == fp
+	old, terminating := s.ids, s.terminating
+	f.mu.Unlock()
+	if same {
+		return
+	}
+	crds, err := schema.ParseCRDs(value)
+	if err != nil || len(crds) != 1 {
+		f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
+		f.unserve(name)
+		return
+	}
+	crd := crds[0]
+	a := c.Status.AcceptedNames
+	crd.Names = schema.Names{Plural: a.Plural, Singular: a.Singular, Kind: a.Kind, ListKind: a.ListKind, ShortNames: a.ShortNames, Categories: a.Categories}
+	if crd.Names.Singular == "" {
+		crd.Names.Singular = toLower(a.Kind)
+	}
+	resources := FromCRD(crd)
+	convert, err := f.converter(c)
+	if err != nil {
+		f.r.log.Error("the CRD feed cannot serve a CRD: its conversion webhook", "name", name, "err", err)
+		f.unserve(name)
+		return
+	}
+	storageVersion := ""
+	if len(c.Spec.Versions) > 1 || len(c.Status.StoredVersions) > 1 {
+		storageVersion = c.Spec.storageVersion()
+	}
+	ids := make([]string, len(resources))
+	for i, res := range resources {
+		res.StorageVersion, res.Convert = storageVersion, convert
+		res.Warnings = deprecationWarnings(c, res.Version)
+		res.Strategy.PrepareForCreate = func(_ context.Context, obj Object) error {
+			if terminating.Load() {
+				return newStatus(403, "Forbidden", fmt.Sprintf("%s %q is forbidden: create not allowed while custom resource definition is terminating", res.qualified(), obj.Name()),
+					&StatusDetails{Name: obj.Name(), Group: res.Group, Kind: res.Plural})
+			}
+			return nil
+		}
+		if err := f.r.prepare(res); err != nil {
+			f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
+			return
+		}
+		ids[i] = tableID(res.Group, res.Version, res.Plural)
+	}
+	if err := f.r.change(tableChange{remove: old, add: resources}); err != nil {
+		f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
+		return
+	}
+	f.mu.Lock()
+	s.fingerprint, s.ids = fp, ids
+	f.mu.Unlock()
+}
+
+// converter is the ConvertFunc of c's conversion strategy: nil for None.
+func (f *crdFeed) converter(c *crdObject) (ConvertFunc, error) {
+	conv := c.Spec.Conversion
+	if conv == nil || conv.Strategy != "Webhook" || conv.Webhook == nil {
+		return nil, nil
+	}
+	return f.r.newConversionWebhook(conv.Webhook.ClientConfig)
+}
+
+// deprecationWarnings are the warnings of c's version v, as kube sends
+// them on every request to a deprecated version.
+func deprecationWarnings(c *crdObject, v string) []string {
+	var dep *crdVersion
+	for i := range c.Spec.Versions {
+		if c.Spec.Versions[i].Name == v && c.Spec.Versions[i].Deprecated {
+			dep = &c.Spec.Versions[i]
+		}
+	}
+	if dep == nil {
+		return nil
+	}
+	if dep.DeprecationWarning != nil {
+		return []string{*dep.DeprecationWarning}
+	}
+	sp := c.Spec
+	msg := fmt.Sprintf("%s/%s %s is deprecated", sp.Group, v, sp.Names.Kind)
+	var better []string
+	for _, o := range sp.Versions {
+		if o.Served && !o.Deprecated && discovery.CompareVersions(o.Name, v) < 0 {
+			better = append(better, o.Name)
+		}
+	}
+	if len(better) > 0 {
+		slices.SortFunc(better, discovery.CompareVersions)
+		msg += fmt.Sprintf("; use %s/%s %s", sp.Group, better[0], sp.Names.Kind)
+	}
+	return []string{msg}
+}
+
+// unserve unregisters the kinds of the CRD called name, and forgets it
+// when it is gone from storage.
+func (f *crdFeed) unserve(name string) {
+	f.mu.Lock()
+	s := f.crds[name]
+	var ids []string
+	if s != nil {
+		ids = s.ids
+		s.ids, s.fingerprint = nil, ""
+	}
+	f.mu.Unlock()
+	if len(ids) > 0 {
+		if err := f.r.change(tableChange{remove: ids}); err != nil {
+			f.r.log.Error("the CRD feed cannot stop serving a CRD", "name", name, "err", err)
+		}
+	}
+	if _, err := f.r.store.Get(context.Background(), f.res.objectKey("", name), storage.GetOptions{}); storage.IsNotFound(err) {
+		f.mu.Lock()
+		delete(f.crds, name)
+		f.mu.Unlock()
+	}
+}
+
+// finalize is kube's CRD finalizer: every instance is deleted, then the
+// cleanup finalizer removed.
+func (f *crdFeed) finalize(ctx context.Context, name string, c *crdObject) {
+	st := c.Status
+	now := f.r.timestamp()
+	st.setCondition(crdCondition{Type: condTerminating, Status: condTrue, Reason: "InstanceDeletionInProgress", Message: "CustomResource deletion is in progress"}, now)
+	if err := f.writeStatus(ctx, name, c.Metadata.UID, st); err != nil {
+		f.r.log.Warn("the CRD feed cannot write a CRD's status", "name", name, "err", err)
+		return
+	}
+	if c.Status.isTrue(condEstablished) {
+		left, err := f.deleteInstances(ctx, name, c)
+		if err != nil || left > 0 {
+			msg := fmt.Sprintf("could not confirm zero CustomResources remaining: %d left", left)
+			reason := "InstanceDeletionCheck"
+			if err != nil {
+				msg, reason = fmt.Sprintf("could not issue all deletes: %v", err), "InstanceDeletionFailed"
+			}
+			st.setCondition(crdCondition{Type: condTerminating, Status: condTrue, Reason: reason, Message: msg}, f.r.timestamp())
+			_ = f.writeStatus(ctx, name, c.Metadata.UID, st)
+			time.AfterFunc(crdRetry, func() {
+				select {
+				case f.retry <- name:
+				case <-ctx.Done():
+				}
+			})
+			return
+		}
+		st.setCondition(crdCondition{Type: condTerminating, Status: condFalse, Reason: "InstanceDeletionCompleted", Message: "removed all instances"}, f.r.timestamp())
+	} else {
+		st.setCondition(crdCondition{Type: condTerminating, Status: condFalse, Reason: "NeverEstablished", Message: "resource was never established"}, f.r.timestamp())
+	}
+	if err := f.writeStatus(ctx, name, c.Metadata.UID, st); err != nil {
+		f.r.log.Warn("the CRD feed cannot write a CRD's status", "name", name, "err", err)
+		return
+	}
+	_, err := f.update(ctx, name, "", func(old Object) (Object, error) {
+		if old.UID() != c.Metadata.UID || !slices.Contains(old.Finalizers(), crdCleanupFinalizer) {
+			return nil, errUnchanged
+		}
+		next := old.deepCopy()
+		var l []any
+		for _, x := range old.Finalizers() {
+			if x != crdCleanupFinalizer {
+				l = append(l, x)
+			}
+		}
+		if l == nil {
+			delete(next.Meta(), "finalizers")
+		} else {
+			next.Meta()["finalizers"] = l
+		}
+		return next, nil
+	})
+	if err != nil && !storage.IsNotFound(err) {
+		f.r.log.Warn("the CRD feed cannot remove a CRD's finalizer", "name", name, "err", err)
+	}
+}
+
+// deleteInstances deletes every stored instance of c through the write
+// path, and tells how many are left (those with finalizers of their own).
+func (f *crdFeed) deleteInstances(ctx context.Context, name string, c *crdObject) (int, error) {
+	f.mu.Lock()
+	ids := f.crds[name].ids
+	f.mu.Unlock()
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	res := f.r.tab.Load().resources[ids[0]]
+	if res == nil {
+		return 0, nil
+	}
+	list, err := f.r.store.List(ctx, res.keyPrefix(), storage.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	ctx = request.WithUser(ctx, namespaceControllerUser)
+	left := 0
+	for _, it := range list.Items {
+		ns, n := res.splitKey(it.Key)
+		_, gone, err := f.r.delete(ctx, res, ns, n, deleteOptions{writeOptions: writeOptions{manager: controllerManager}})
+		if err != nil && !storage.IsNotFound(err) {
+			return 0, err
+		}
+		if err == nil && !gone {
+			left++
+		}
+	}
+	return left, nil
+}

@@ -1,0 +1,315 @@
+package registry
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kapi-dev/kapi/registry/internal/discovery"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/registry/internal/openapi"
+)
+
+// The table of served resources, which changes while serving (CRDs
+// created, updated and deleted through the API, or a Go user's Register,
+// Replace and Unregister).
+//
+// Invariants:
+//   - A *resTable is immutable once published: readers (every request's
+//     router, discovery, OpenAPI, the garbage collector) Load the
+//     Registry's atomic pointer once and use that table throughout,
+//     without a lock. Writers serialise on Registry.tableMu, copy the
+//     maps (copy-on-write), and Store the new table.
+//   - A *groupVer is immutable too, and a new table shares the groupVers
+//     of the group versions a change did not touch: their documents
+//     (discovery, APIResourceList, OpenAPI v3), built lazily once per
+//     groupVer, survive the change. The table's own documents (the
+//     aggregated discovery lists, /apis, the OpenAPI v3 index and the
+//     whole-server OpenAPI v2) are built lazily once per table, from the
+//     group versions' cached parts.
+//   - A Resource is registered once: it is retired (its retired channel
+//     closed) when a change removes or replaces it, which ends its open
+//     watches, as apiextensions-apiserver's storage teardown ends them.
+//
+// Worked example: 1,000 CRDs served in 1,000 group versions; a CRD is
+// updated (its schema tightened). The change copies the two maps (1,000
+// entries), swaps one *groupVer for a new one and retires one Resource.
+// The next GET /openapi/v3/apis/G/V of the changed group version builds
+// that one document; the 999 others are served from their groupVers'
+// caches; the next GET /apis (aggregated) concatenates 1,000 cached
+// fragments, one of them rebuilt.
+type resTable struct {
+	resources map[string]*Resource            // by group/version/plural
+	groups    map[string]map[string]*groupVer // group → version → resources
+
+	docsOnce  sync.Once
+	docs      tableDocs
+	indexOnce sync.Once
+	index     *doc // the /openapi/v3 index
+	v2Once    sync.Once
+	v2        *openapi.V2
+	v2Err     error
+}
+
+// tableDocs are a table's own documents, built together on first use.
+type tableDocs struct {
+	aggregatedCore, aggregatedAPIs []byte // apidiscovery.k8s.io/v2 of /api and /apis
+	apiGroupList                   *doc   // the APIGroupList of /apis
+	groupDocs                      map[string][]byte
+}
+
+// doc is a JSON document served as it is, with its gzip form made once
+// (the first time a client that accepts gzip asks for it) when it is
+// large enough to be compressed.
+type doc struct {
+	raw    []byte
+	gzOnce sync.Once
+	gz     []byte
+}
+
+// serve writes d as writeBody would, from the cached forms.
+func (d *doc) serve(w http.ResponseWriter, req *http.Request) {
+	if len(d.raw) <= gzipThreshold || negotiate.Pretty(req) || !negotiate.AcceptsGzip(req) {
+		writeBody(w, req, http.StatusOK, negotiate.JSON, d.raw)
+		return
+	}
+	d.gzOnce.Do(func() {
+		var b bytes.Buffer
+		gw := gzip.NewWriter(&b)
+		gw.Write(d.raw)
+		gw.Close()
+		d.gz = b.Bytes()
+	})
+	h := w.Header()
+	h.Set("Content-Type", negotiate.Types[negotiate.JSON])
+	h.Set("Content-Encoding", "gzip")
+	h.Add("Vary", "Accept-Encoding")
+	h.Set("Content-Length", strconv.Itoa(len(d.gz)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(d.gz)
+}
+
+// groupVer is one served group version and its resources, in plural
+// order, with its documents built once on first use.
+type groupVer struct {
+	group, version string
+	resources      []*Resource
+
+	once       sync.Once
+	disc       discovery.Version
+	list       []byte // APIResourceList
+	aggregated []byte // its apidiscovery.k8s.io/v2 version entry
+
+	seq uint64 // numbers this groupVer among every one made: its documents' version
+
+	v3Once sync.Once
+	v3     []byte
+}
+
+// groupVerSeq numbers the groupVers (restable.go's change makes them).
+var groupVerSeq atomic.Uint64
+
+// v3Hash is the hash in gv's /openapi/v3 index entry: a name of this
+// version of its document, which changes with it (as kube's, a digest
+// of the document, does) but costs nothing to compute, so the index of a
+// thousand group versions is built without building their documents.
+func (gv *groupVer) v3Hash() string {
+	sum := sha256.Sum256([]byte(gv.path() + "\x00" + strconv.FormatUint(gv.seq, 10)))
+	return strings.ToUpper(hex.EncodeToString(sum[:]))
+}
+
+func tableID(group, version, plural string) string { return group + "/" + version + "/" + plural }
+
+// resource is the resource served at group/version/plural, or nil.
+func (t *resTable) resource(group, version, plural string) *Resource {
+	return t.resources[tableID(group, version, plural)]
+}
+
+// built returns gv with its discovery documents built.
+func (gv *groupVer) built() *groupVer {
+	gv.once.Do(func() {
+		gv.disc = discovery.Version{Version: gv.version}
+		for _, res := range gv.resources {
+			gv.disc.Resources = append(gv.disc.Resources, res.discoveryEntry())
+		}
+		gv.list = mustJSON(discovery.ResourceList(gv.group, gv.disc))
+		gv.aggregated = discovery.AggregatedVersion(gv.disc)
+	})
+	return gv
+}
+
+// openAPIV3 returns gv's OpenAPI v3 document.
+func (gv *groupVer) openAPIV3(gitVersion string) []byte {
+	gv.v3Once.Do(func() {
+		d := openapi.GroupVersion{Group: gv.group, Version: gv.version}
+		for _, res := range gv.resources {
+			d.Resources = append(d.Resources, res.openAPI())
+		}
+		gv.v3 = mustJSON(openapi.V3(gitVersion, d))
+	})
+	return gv.v3
+}
+
+func (gv *groupVer) path() string {
+	return openapi.GroupVersion{Group: gv.group, Version: gv.version}.Path()
+}
+
+// versions are group's versions, the preferred first (kube's version
+// priority: GA before beta before alpha, higher numbers first).
+func (t *resTable) versions(group string) []*groupVer {
+	vs := slices.Collect(maps.Values(t.groups[group]))
+	slices.SortFunc(vs, func(a, b *groupVer) int { return discovery.CompareVersions(a.version, b.version) })
+	return vs
+}
+
+// groupNames are the named groups, in order.
+func (t *resTable) groupNames() []string {
+	var out []string
+	for g := range t.groups {
+		if g != "" {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// group describes a group for discovery.
+func (t *resTable) group(name string) discovery.Group {
+	g := discovery.Group{Name: name}
+	for _, gv := range t.versions(name) {
+		g.Versions = append(g.Versions, gv.built().disc)
+	}
+	return g
+}
+
+// documents returns the table's own documents, building them once.
+func (t *resTable) documents(gitVersion string) *tableDocs {
+	t.docsOnce.Do(func() {
+		d := &t.docs
+		aggregated := func(names []string) []byte {
+			var groups []discovery.AggregatedGroup
+			for _, g := range names {
+				ag := discovery.AggregatedGroup{Name: g}
+				for _, gv := range t.versions(g) {
+					ag.Versions = append(ag.Versions, gv.built().aggregated)
+				}
+				groups = append(groups, ag)
+			}
+			return discovery.AssembleAggregated(groups)
+		}
+		names := t.groupNames()
+		d.aggregatedCore, d.aggregatedAPIs = aggregated([]string{""}), aggregated(names)
+		groups := []discovery.APIGroup{}
+		d.groupDocs = make(map[string][]byte, len(names))
+		for _, g := range names {
+			ag := discovery.NewAPIGroup(t.group(g))
+			groups = append(groups, ag)
+			ag.Kind, ag.APIVersion = "APIGroup", "v1"
+			d.groupDocs[g] = mustJSON(ag)
+		}
+		d.apiGroupList = &doc{raw: mustJSON(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})}
+	})
+	return &t.docs
+}
+
+// openAPIIndex returns the table's /openapi/v3 index, building it once.
+func (t *resTable) openAPIIndex() *doc {
+	t.indexOnce.Do(func() {
+		var gvs []*groupVer
+		for _, vs := range t.groups {
+			for _, gv := range vs {
+				gvs = append(gvs, gv)
+			}
+		}
+		slices.SortFunc(gvs, func(a, b *groupVer) int { return strings.Compare(a.path(), b.path()) })
+		var b bytes.Buffer
+		b.WriteString(`{"paths":{`)
+		for i, gv := range gvs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `%q:{"serverRelativeURL":%q}`, gv.path(), "/openapi/v3/"+gv.path()+"?hash="+gv.v3Hash())
+		}
+		b.WriteString(`}}`)
+		t.index = &doc{raw: b.Bytes()}
+	})
+	return t.index
+}
+
+// tableChange is one change of the table: the resources to remove (by
+// tableID) and those to add, applied together.
+type tableChange struct {
+	remove []string
+	add    []*Resource
+}
+
+// change applies c to the current table and publishes the result; it
+// fails, changing nothing, when a resource to add is taken (and not
+// removed by c) or one to remove is not served.
+func (r *Registry) change(c tableChange) error {
+	r.tableMu.Lock()
+	defer r.tableMu.Unlock()
+	old := r.tab.Load()
+	next := &resTable{resources: maps.Clone(old.resources), groups: maps.Clone(old.groups)}
+	touched := map[[2]string]bool{}
+	var retired []*Resource
+	for _, id := range c.remove {
+		res, ok := next.resources[id]
+		if !ok {
+			return fmt.Errorf("registry: resource %s is not registered", id)
+		}
+		delete(next.resources, id)
+		retired = append(retired, res)
+		touched[[2]string{res.Group, res.Version}] = true
+	}
+	for _, res := range c.add {
+		id := tableID(res.Group, res.Version, res.Plural)
+		if _, ok := next.resources[id]; ok {
+			return fmt.Errorf("registry: resource %s registered twice", id)
+		}
+		next.resources[id] = res
+		touched[[2]string{res.Group, res.Version}] = true
+	}
+	for gvKey := range touched {
+		g, v := gvKey[0], gvKey[1]
+		vs := maps.Clone(next.groups[g])
+		if vs == nil {
+			vs = map[string]*groupVer{}
+		}
+		gv := &groupVer{group: g, version: v, seq: groupVerSeq.Add(1)}
+		for _, res := range next.resources {
+			if res.Group == g && res.Version == v {
+				gv.resources = append(gv.resources, res)
+			}
+		}
+		slices.SortFunc(gv.resources, func(a, b *Resource) int { return strings.Compare(a.Plural, b.Plural) })
+		if len(gv.resources) == 0 {
+			delete(vs, v)
+		} else {
+			vs[v] = gv
+		}
+		if len(vs) == 0 {
+			delete(next.groups, g)
+		} else {
+			next.groups[g] = vs
+		}
+	}
+	for _, res := range c.add {
+		res.retired = make(chan struct{})
+	}
+	r.tab.Store(next)
+	for _, res := range retired {
+		close(res.retired)
+	}
+	return nil
+}
