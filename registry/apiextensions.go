@@ -205,6 +205,7 @@ func (r *Registry) crdResource() *Resource {
 		Status: true, Generation: true, Schema: crdSchema,
 	}
 	res.Strategy = Strategy{
+		GenericMeta: true,
 		Default: func(_ context.Context, obj Object) error {
 			defaultCRD(obj)
 			return nil

@@ -119,8 +119,15 @@ spec:
 		return
 	}
 	c, _ := registry.NewClient[map[string]any](reg, "stable.example.com/v1", "crontabs")
-	out, err := c.Create(context.Background(), "default", &map[string]any{"metadata": map[string]any{"name": "every-minute"}})
-	fmt.Println(err, (*out)["apiVersion"])
+	out, err := c.Create(context.Background(), "default", &map[string]any{
+		"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+		"metadata": map[string]any{"name": "every-minute"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println((*out)["metadata"].(map[string]any)["namespace"], (*out)["apiVersion"])
 	// Output:
-	// <nil> stable.example.com/v1
+	// default stable.example.com/v1
 }

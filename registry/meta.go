@@ -141,7 +141,7 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 }
 
 func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) []FieldError {
-	o := validation.MetaOptions{Namespaced: res.Namespaced, StandardFinalizers: !res.Custom}
+	o := validation.MetaOptions{Namespaced: res.Namespaced, StandardFinalizers: !res.Custom && !res.Strategy.GenericMeta}
 	if f := res.Strategy.ValidateName; f != nil {
 		o.NameFunc = func(name string) []string { return f(ctx, name) }
 	}

@@ -182,6 +182,12 @@ type Strategy struct {
 	// NoDeleteCollection: the kind has no deletecollection verb (kube's
 	// namespaces); a DELETE of its collection answers 405.
 	NoDeleteCollection bool
+	// GenericMeta: kube validates the kind's metadata by apimachinery's
+	// generic rules alone (apiextensions' CRDs), so a finalizer name need
+	// not be standard nor qualified: customresourcecleanup.apiextensions.k8s.io
+	// is accepted on a CRD, refused on a ConfigMap (a custom resource's
+	// metadata, Resource.Custom, is checked the same way).
+	GenericMeta bool
 	// ValidateDelete may refuse the delete of obj, the stored object.
 	ValidateDelete func(ctx context.Context, obj Object) error
 	// Finalizers are the kind's own finalizers of obj, besides
