@@ -31,6 +31,18 @@ func TestBuiltinKindsKubectlAsKube(t *testing.T) {
 		{"kube-apiserver", kubectlAs(t, kube.URL, server.Credentials{Token: "admin-token", CertificateAuthPEM: kube.CA})},
 		{"kapi", newKubectl(t, e)},
 	}
+	// kube-apiserver publishes its OpenAPI v3 documents a few seconds
+	// after /readyz passes (explain fetches them): wait for the core
+	// group's, bounded, before comparing.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		_, stderr, err := sides[0].k.run("get", "--raw", "/openapi/v3/api/v1")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-apiserver's /openapi/v3/api/v1: %v\n%s", err, stderr)
+		}
+	}
 	ns := fmt.Sprintf("kubectl-builtin-%d", builtinKubeRuns.Add(1))
 	crt, key := selfSigned(t)
 	crtFile, keyFile := writeTemp(t, "tls.crt", crt), writeTemp(t, "tls.key", key)

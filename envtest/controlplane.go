@@ -241,16 +241,17 @@ func (s *APIServer) Start() error {
 		store.Close()
 		return err
 	}
-	resources := []*registry.Resource{server.ConfigMaps()}
-	for _, crd := range s.crds {
-		resources = append(resources, registry.FromCRD(crd)...)
+	if err := reg.Register(server.ConfigMaps()); err != nil {
+		reg.Close()
+		store.Close()
+		return err
 	}
-	for _, res := range resources {
-		if err := reg.Register(res); err != nil {
-			reg.Close()
-			store.Close()
-			return err
-		}
+	// The CRDs are created through the API, established by the time
+	// InstallCRDs returns, as envtest's installer waits for them.
+	if err := reg.InstallCRDs(context.Background(), s.crds...); err != nil {
+		reg.Close()
+		store.Close()
+		return err
 	}
 	host := s.SecureServing.Address
 	if host == "" {
