@@ -206,7 +206,10 @@ func (s *APIServer) Start() error {
 	if err := ta.Start(); err != nil {
 		return err
 	}
-	ro := registry.Options{CEL: cel.Compile}
+	// Webhooks' matchConditions are CEL; a service reference resolves to
+	// loopback (envtest's configurations use URLs).
+	ro := registry.Options{CEL: cel.Compile, WebhookConditions: cel.CompileMatchConditions,
+		ResolveWebhookService: server.LoopbackServices}
 	errorLog := log.New(io.Discard, "", 0) // TLS handshakes cut short by a test's end
 	if s.Err != nil {
 		ro.Logger = slog.New(slog.NewTextHandler(s.Err, nil))
