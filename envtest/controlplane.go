@@ -25,7 +25,6 @@ import (
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/authz/rbac"
 	"github.com/kapi-dev/kapi/registry/request"
-	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage/memory"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -173,7 +172,6 @@ type APIServer struct {
 	Err io.Writer
 
 	args  *Arguments
-	crds  []schema.CRD // registered at Start (see readCRDs)
 	srv   *http.Server
 	reg   *registry.Registry
 	store *memory.Store
@@ -245,13 +243,6 @@ func (s *APIServer) Start() error {
 		return err
 	}
 	if err := reg.Register(server.ConfigMaps()); err != nil {
-		reg.Close()
-		store.Close()
-		return err
-	}
-	// The CRDs are created through the API, established by the time
-	// InstallCRDs returns, as envtest's installer waits for them.
-	if err := reg.InstallCRDs(context.Background(), s.crds...); err != nil {
 		reg.Close()
 		store.Close()
 		return err

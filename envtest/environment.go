@@ -172,14 +172,6 @@ func (te *Environment) Start() (*rest.Config, error) {
 		if te.AttachControlPlaneOutput && api.Err == nil {
 			api.Err = os.Stderr
 		}
-		// Today the CRDs are registered before the server serves
-		// (crd.go); once kapi serves CRDs through the API, this becomes
-		// InstallCRDs below, as for an existing cluster.
-		installed, crds, err := readCRDs(te.CRDInstallOptions)
-		if err != nil {
-			return nil, fmt.Errorf("unable to install CRDs onto control plane: %w", err)
-		}
-		te.CRDs, api.crds = installed, crds
 		if err := te.ControlPlane.Start(); err != nil {
 			return nil, fmt.Errorf("unable to start control plane itself: %w", err)
 		}
@@ -202,13 +194,15 @@ func (te *Environment) Start() (*rest.Config, error) {
 		return nil, err
 	}
 	te.CRDInstallOptions.WebhookOptions = te.WebhookInstallOptions
-	if existing {
-		crds, err := InstallCRDs(te.Config, te.CRDInstallOptions)
-		if err != nil {
-			return te.Config, fmt.Errorf("unable to install CRDs onto control plane: %w", err)
-		}
-		te.CRDs = crds
+	// As envtest, on kapi as on an existing cluster: the CRDs are read,
+	// multi-version CRDs whose kinds are convertible in Scheme get a
+	// conversion webhook at LocalServingHost:Port, and they are created
+	// through the API and waited for in discovery.
+	crds, err := InstallCRDs(te.Config, te.CRDInstallOptions)
+	if err != nil {
+		return te.Config, fmt.Errorf("unable to install CRDs onto control plane: %w", err)
 	}
+	te.CRDs = crds
 
 	// As envtest: the configurations get the serving CA as caBundle and
 	// LocalServingHost:Port as URL, are created through the API, and are
