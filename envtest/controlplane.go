@@ -25,7 +25,6 @@ import (
 	"github.com/kapi-dev/kapi/registry/authz"
 	"github.com/kapi-dev/kapi/registry/authz/rbac"
 	"github.com/kapi-dev/kapi/registry/request"
-	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage/memory"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -173,7 +172,6 @@ type APIServer struct {
 	Err io.Writer
 
 	args  *Arguments
-	crds  []schema.CRD // registered at Start (see readCRDs)
 	srv   *http.Server
 	reg   *registry.Registry
 	store *memory.Store
@@ -206,7 +204,10 @@ func (s *APIServer) Start() error {
 	if err := ta.Start(); err != nil {
 		return err
 	}
-	ro := registry.Options{CEL: cel.Compile}
+	// Webhooks' matchConditions are CEL; a service reference resolves to
+	// loopback (envtest's configurations use URLs).
+	ro := registry.Options{CEL: cel.Compile, WebhookConditions: cel.CompileMatchConditions,
+		ResolveWebhookService: server.LoopbackServices}
 	errorLog := log.New(io.Discard, "", 0) // TLS handshakes cut short by a test's end
 	if s.Err != nil {
 		ro.Logger = slog.New(slog.NewTextHandler(s.Err, nil))
@@ -242,13 +243,6 @@ func (s *APIServer) Start() error {
 		return err
 	}
 	if err := reg.Register(server.ConfigMaps()); err != nil {
-		reg.Close()
-		store.Close()
-		return err
-	}
-	// The CRDs are created through the API, established by the time
-	// InstallCRDs returns, as envtest's installer waits for them.
-	if err := reg.InstallCRDs(context.Background(), s.crds...); err != nil {
 		reg.Close()
 		store.Close()
 		return err

@@ -12,8 +12,12 @@
 //	defer testEnv.Stop()
 //
 // Start serves a kapi registry (namespaces, configmaps, the RBAC and
-// review kinds, and the Environment's CRDs) on the in-memory store, over
-// HTTPS on a loopback port with a self-signed certificate. Users are
+// review kinds, package builtin's kinds, CRDs and admission webhook
+// configurations) on the in-memory store, over HTTPS on a loopback port
+// with a self-signed certificate, then installs the Environment's CRDs
+// and webhook configurations through the API with controller-runtime's
+// own installers (InstallCRDs, WebhookInstallOptions.Install), as envtest
+// does; kapi calls the test's webhook server over TLS. Users are
 // bearer tokens: Start provisions "admin" in system:masters, as envtest
 // does, and AddUser any other user with its groups; requests are
 // authorized by RBAC, as envtest's kube-apiserver does
@@ -21,8 +25,7 @@
 // created through the API grant it.
 //
 // What carries over from controller-runtime's envtest, and what does not
-// yet (webhooks, CRDs created through the API), is listed in the
-// module's README.md.
+// yet, is listed in the module's README.md.
 //
 // Invariant: every Environment is independent — its own store, registry,
 // listener, certificate and tokens — so tests start one each and run with

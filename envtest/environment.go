@@ -1,7 +1,6 @@
 package envtest
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -71,8 +70,8 @@ var (
 	SetupEnvtestDefaultBinaryAssetsDirectory = crenvtest.SetupEnvtestDefaultBinaryAssetsDirectory
 )
 
-// Environment is a test API server and the CRDs (and, once kapi serves
-// them, webhooks) installed into it: controller-runtime's
+// Environment is a test API server and the CRDs and webhooks installed
+// into it: controller-runtime's
 // envtest.Environment, field for field.
 type Environment struct {
 	// ControlPlane is the API server (and an Etcd kept for its fields:
@@ -94,8 +93,10 @@ type Environment struct {
 	// CRDInstallOptions are the options for installing CRDs.
 	CRDInstallOptions CRDInstallOptions
 
-	// WebhookInstallOptions are the options for installing webhooks (see
-	// README.md: kapi does not call webhooks yet).
+	// WebhookInstallOptions are the options for installing webhooks: as
+	// envtest, Start creates the configurations through the API pointing
+	// at LocalServingHost:LocalServingPort with the generated CA, and kapi
+	// calls the test's webhook server there over TLS.
 	WebhookInstallOptions WebhookInstallOptions
 
 	// ErrorIfCRDPathMissing makes a CRD path that does not exist an
@@ -137,11 +138,6 @@ type Environment struct {
 	AttachControlPlaneOutput bool
 }
 
-// ErrWebhooksNotServed is Start's error when WebhookInstallOptions name
-// webhook configurations: kapi does not serve admissionregistration.k8s.io
-// nor call webhooks yet.
-var ErrWebhooksNotServed = errors.New("kapi/envtest: WebhookInstallOptions has webhook configurations, but kapi does not serve admissionregistration.k8s.io nor call admission webhooks yet")
-
 // Start starts the API server (unless UseExistingCluster), installs the
 // CRDs and returns the admin's rest.Config, also in te.Config.
 func (te *Environment) Start() (*rest.Config, error) {
@@ -176,14 +172,6 @@ func (te *Environment) Start() (*rest.Config, error) {
 		if te.AttachControlPlaneOutput && api.Err == nil {
 			api.Err = os.Stderr
 		}
-		// Today the CRDs are registered before the server serves
-		// (crd.go); once kapi serves CRDs through the API, this becomes
-		// InstallCRDs below, as for an existing cluster.
-		installed, crds, err := readCRDs(te.CRDInstallOptions)
-		if err != nil {
-			return nil, fmt.Errorf("unable to install CRDs onto control plane: %w", err)
-		}
-		te.CRDs, api.crds = installed, crds
 		if err := te.ControlPlane.Start(); err != nil {
 			return nil, fmt.Errorf("unable to start control plane itself: %w", err)
 		}
@@ -206,21 +194,21 @@ func (te *Environment) Start() (*rest.Config, error) {
 		return nil, err
 	}
 	te.CRDInstallOptions.WebhookOptions = te.WebhookInstallOptions
-	if existing {
-		crds, err := InstallCRDs(te.Config, te.CRDInstallOptions)
-		if err != nil {
-			return te.Config, fmt.Errorf("unable to install CRDs onto control plane: %w", err)
-		}
-		te.CRDs = crds
+	// As envtest, on kapi as on an existing cluster: the CRDs are read,
+	// multi-version CRDs whose kinds are convertible in Scheme get a
+	// conversion webhook at LocalServingHost:Port, and they are created
+	// through the API and waited for in discovery.
+	crds, err := InstallCRDs(te.Config, te.CRDInstallOptions)
+	if err != nil {
+		return te.Config, fmt.Errorf("unable to install CRDs onto control plane: %w", err)
 	}
+	te.CRDs = crds
 
-	if len(te.WebhookInstallOptions.MutatingWebhooks)+len(te.WebhookInstallOptions.ValidatingWebhooks) > 0 {
-		if !existing {
-			return nil, ErrWebhooksNotServed
-		}
-		if err := te.WebhookInstallOptions.Install(te.Config); err != nil {
-			return nil, fmt.Errorf("unable to install webhooks onto control plane: %w", err)
-		}
+	// As envtest: the configurations get the serving CA as caBundle and
+	// LocalServingHost:Port as URL, are created through the API, and are
+	// waited for. kapi then calls the test's webhook server over TLS.
+	if err := te.WebhookInstallOptions.Install(te.Config); err != nil {
+		return nil, fmt.Errorf("unable to install webhooks onto control plane: %w", err)
 	}
 	return te.Config, nil
 }

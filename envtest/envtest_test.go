@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/envtest"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -353,23 +352,6 @@ func TestCRDInstall(t *testing.T) {
 				t.Errorf("Environment.CRDs: got %d; want %d", len(e.CRDs), len(tt.wantKind))
 			}
 		})
-	}
-}
-
-// Webhook configurations are refused with ErrWebhooksNotServed until kapi
-// serves admissionregistration.k8s.io and calls webhooks.
-func TestWebhooksNotServedYet(t *testing.T) {
-	t.Parallel()
-	e := &envtest.Environment{WebhookInstallOptions: envtest.WebhookInstallOptions{
-		ValidatingWebhooks: []*admissionv1.ValidatingWebhookConfiguration{{ObjectMeta: metav1.ObjectMeta{Name: "v"}}},
-	}}
-	_, err := e.Start()
-	t.Cleanup(func() { _ = e.Stop() })
-	if !errors.Is(err, envtest.ErrWebhooksNotServed) {
-		t.Fatalf("got %v; want ErrWebhooksNotServed", err)
-	}
-	if e.WebhookInstallOptions.LocalServingCertDir == "" || e.WebhookInstallOptions.LocalServingPort == 0 {
-		t.Fatalf("the webhook serving options were not prepared: %+v", e.WebhookInstallOptions)
 	}
 }
 
