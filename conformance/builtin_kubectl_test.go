@@ -121,12 +121,6 @@ spec: {rules: [{host: example.com, http: {paths: [{path: /, pathType: Prefix, ba
 			var outs []string
 			for _, s := range sides {
 				out, stderr, err := s.k.run(c...)
-				// kube-apiserver's OpenAPI v3 for explain can answer 503
-				// for a while after start: retry that alone, bounded.
-				for deadline := time.Now().Add(time.Minute); err != nil && strings.Contains(fmt.Sprint(err, stderr), "currently unable to handle the request") && time.Now().Before(deadline); {
-					time.Sleep(500 * time.Millisecond)
-					out, stderr, err = s.k.run(c...)
-				}
 				if err != nil {
 					t.Fatalf("%s: %v\n%s", s.name, err, stderr)
 				}

@@ -6,8 +6,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -43,7 +45,8 @@ type Options struct {
 	// Args are more flags, appended after Start's own ("--name=value"; a
 	// flag given twice takes its last value).
 	Args []string
-	// StartTimeout bounds the wait for /readyz (60 s when zero).
+	// StartTimeout bounds the wait for /readyz and the OpenAPI v3
+	// documents (60 s when zero).
 	StartTimeout time.Duration
 	// FrontProxy sets kube-aggregator up to proxy aggregated APIs: a
 	// request-header CA, a proxy client certificate it signs
@@ -88,7 +91,7 @@ type Server struct {
 func (s *Server) Log() string { return filepath.Join(s.Dir, "kube-apiserver.log") }
 
 // Start builds kube-apiserver unless opts.Binary names one, starts it and
-// waits until /readyz answers ok. ctx bounds the build and the wait; the
+// waits until /readyz answers ok and every OpenAPI v3 document is served. ctx bounds the build and the wait; the
 // server then runs until Stop. On error nothing is left running.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	if len(opts.EtcdServers) == 0 {
@@ -205,7 +208,10 @@ func start(ctx context.Context, bin, dir string, opts Options) (*Server, error) 
 	return s, nil
 }
 
-// waitReady polls /readyz as the admin until it answers 200.
+// waitReady polls /readyz as the admin until it answers 200, then
+// /openapi/v3 and every group-version document it lists: kube-apiserver
+// reports ready while its OpenAPI v3 documents still answer 503 for a
+// while, and a reference that answers 503 is no reference to compare with.
 func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(s.CA)
@@ -214,29 +220,56 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	client := &http.Client{Transport: tr, Timeout: 5 * time.Second}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	index, err := s.poll(ctx, client, "/readyz", timeout)
+	if err == nil {
+		index, err = s.poll(ctx, client, "/openapi/v3", timeout)
+	}
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(index, &doc); err != nil {
+		return fmt.Errorf("%w: /openapi/v3: %v", ErrNotReady, err)
+	}
+	for _, p := range doc.Paths {
+		if _, err := s.poll(ctx, client, p.ServerRelativeURL, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// poll GETs path as the admin every 100 ms until it answers 200, and
+// returns the body.
+func (s *Server) poll(ctx context.Context, client *http.Client, path string, timeout time.Duration) ([]byte, error) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	last := "no answer"
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/readyz", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		req.Header.Set("Authorization", "Bearer "+s.AdminToken)
 		if resp, err := client.Do(req); err != nil {
 			last = err.Error()
 		} else {
+			body, err := io.ReadAll(resp.Body)
 			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
+			if resp.StatusCode == http.StatusOK && err == nil {
+				return body, nil
 			}
 			last = resp.Status
 		}
 		select {
 		case <-s.exited:
-			return fmt.Errorf("%w: kube-apiserver exited (%v); the end of %s:\n%s", ErrNotReady, s.err, s.Log(), s.tail())
+			return nil, fmt.Errorf("%w: kube-apiserver exited (%v); the end of %s:\n%s", ErrNotReady, s.err, s.Log(), s.tail())
 		case <-ctx.Done():
-			return fmt.Errorf("%w after %s (%s): %v; the end of %s:\n%s", ErrNotReady, timeout, last, ctx.Err(), s.Log(), s.tail())
+			return nil, fmt.Errorf("%w after %s (%s %s): %v; the end of %s:\n%s", ErrNotReady, timeout, path, last, ctx.Err(), s.Log(), s.tail())
 		case <-tick.C:
 		}
 	}
