@@ -1,18 +1,15 @@
 package authn
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/kapi-dev/kapi/registry/internal/review"
 	"github.com/kapi-dev/kapi/registry/request"
 )
 
@@ -56,13 +53,13 @@ func TokenReview(opts TokenReviewOptions) (TokenAuthenticator, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
-	return &tokenReview{opts: opts, url: strings.TrimSuffix(opts.URL, "/") + "/apis/authentication.k8s.io/v1/tokenreviews", cache: newTTLCache[tokenAnswer]()}, nil
+	return &tokenReview{opts: opts, url: strings.TrimSuffix(opts.URL, "/") + "/apis/authentication.k8s.io/v1/tokenreviews"}, nil
 }
 
 type tokenReview struct {
 	opts  TokenReviewOptions
 	url   string
-	cache *ttlCache[tokenAnswer]
+	cache review.Cache[tokenAnswer]
 }
 
 type tokenAnswer struct {
@@ -73,7 +70,7 @@ type tokenAnswer struct {
 func (t *tokenReview) AuthenticateToken(ctx context.Context, token string) (*request.User, bool, error) {
 	sum := sha256.Sum256([]byte(token))
 	key := string(sum[:])
-	if a, ok := t.cache.get(key); ok {
+	if a, ok := t.cache.Get(key); ok {
 		return a.user, a.ok, nil
 	}
 	var out struct {
@@ -89,7 +86,7 @@ func (t *tokenReview) AuthenticateToken(ctx context.Context, token string) (*req
 		}
 	}
 	body := map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": map[string]any{"token": token}}
-	if err := postReview(ctx, t.opts.Client, t.opts.Timeout, t.url, body, &out); err != nil {
+	if err := review.Post(ctx, t.opts.Client, t.opts.Timeout, t.url, body, &out); err != nil {
 		return nil, false, fmt.Errorf("%w: %w", ErrTokenReview, err)
 	}
 	a := tokenAnswer{ok: out.Status.Authenticated}
@@ -97,84 +94,6 @@ func (t *tokenReview) AuthenticateToken(ctx context.Context, token string) (*req
 		u := out.Status.User
 		a.user = &request.User{Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
 	}
-	if t.opts.CacheTTL > 0 {
-		t.cache.put(key, a, t.opts.CacheTTL)
-	}
+	t.cache.Put(key, a, t.opts.CacheTTL)
 	return a.user, a.ok, nil
-}
-
-// postReview POSTs a review to url and decodes the answer into out.
-// Shared with the authz package's SubjectAccessReview by copy: the two
-// packages import nothing of each other.
-func postReview(ctx context.Context, c *http.Client, timeout time.Duration, url string, body, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s: %s", url, resp.Status, bytes.TrimSpace(rb))
-	}
-	return json.Unmarshal(rb, out)
-}
-
-// ttlCache is a map whose entries expire, bounded: past maxEntries the
-// expired entries are dropped, and if none was, all of them (a burst of
-// distinct keys costs reviews, never memory).
-type ttlCache[V any] struct {
-	mu sync.Mutex
-	m  map[string]ttlEntry[V]
-}
-
-type ttlEntry[V any] struct {
-	v       V
-	expires time.Time
-}
-
-const maxEntries = 4096
-
-func newTTLCache[V any]() *ttlCache[V] { return &ttlCache[V]{m: map[string]ttlEntry[V]{}} }
-
-func (c *ttlCache[V]) get(k string) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[k]
-	if !ok || time.Now().After(e.expires) {
-		var zero V
-		return zero, false
-	}
-	return e.v, true
-}
-
-func (c *ttlCache[V]) put(k string, v V, ttl time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= maxEntries {
-		now := time.Now()
-		for k, e := range c.m {
-			if now.After(e.expires) {
-				delete(c.m, k)
-			}
-		}
-		if len(c.m) >= maxEntries {
-			clear(c.m)
-		}
-	}
-	c.m[k] = ttlEntry[V]{v: v, expires: time.Now().Add(ttl)}
 }

@@ -1,16 +1,15 @@
 package authz
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/kapi-dev/kapi/registry/internal/review"
 )
 
 // SubjectAccessReviewOptions configure SubjectAccessReview: kube's
@@ -59,20 +58,18 @@ func SubjectAccessReview(opts SubjectAccessReviewOptions) (Authorizer, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
-	return &sar{opts: opts, url: strings.TrimSuffix(opts.URL, "/") + "/apis/authorization.k8s.io/v1/subjectaccessreviews", cache: map[string]sarAnswer{}}, nil
+	return &sar{opts: opts, url: strings.TrimSuffix(opts.URL, "/") + "/apis/authorization.k8s.io/v1/subjectaccessreviews"}, nil
 }
 
 type sar struct {
 	opts  SubjectAccessReviewOptions
 	url   string
-	mu    sync.Mutex
-	cache map[string]sarAnswer
+	cache review.Cache[sarAnswer]
 }
 
 type sarAnswer struct {
-	d       Decision
-	reason  string
-	expires time.Time
+	d      Decision
+	reason string
 }
 
 type sarResource struct {
@@ -115,10 +112,7 @@ func (s *sar) Authorize(ctx context.Context, a Attributes) (Decision, string, er
 		return NoOpinion, "", err
 	}
 	key := string(kb)
-	s.mu.Lock()
-	c, ok := s.cache[key]
-	s.mu.Unlock()
-	if ok && time.Now().Before(c.expires) {
+	if c, ok := s.cache.Get(key); ok {
 		return c.d, c.reason, nil
 	}
 	var out struct {
@@ -129,7 +123,7 @@ func (s *sar) Authorize(ctx context.Context, a Attributes) (Decision, string, er
 		}
 	}
 	body := map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": spec}
-	if err := s.post(ctx, body, &out); err != nil {
+	if err := review.Post(ctx, s.opts.Client, s.opts.Timeout, s.url, body, &out); err != nil {
 		return NoOpinion, "", fmt.Errorf("%w: %w", ErrSubjectAccessReview, err)
 	}
 	ans := sarAnswer{d: NoOpinion, reason: out.Status.Reason}
@@ -140,42 +134,6 @@ func (s *sar) Authorize(ctx context.Context, a Attributes) (Decision, string, er
 	case out.Status.Denied:
 		ans.d = Deny
 	}
-	if ttl > 0 {
-		ans.expires = time.Now().Add(ttl)
-		s.mu.Lock()
-		if len(s.cache) >= 4096 { // bounded: a burst of distinct requests costs reviews, never memory
-			clear(s.cache)
-		}
-		s.cache[key] = ans
-		s.mu.Unlock()
-	}
+	s.cache.Put(key, ans, ttl)
 	return ans.d, ans.reason, nil
-}
-
-func (s *sar) post(ctx context.Context, body, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := s.opts.Client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s: %s", s.url, resp.Status, bytes.TrimSpace(rb))
-	}
-	return json.Unmarshal(rb, out)
 }
