@@ -84,9 +84,11 @@ func (d *doc) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	d.gzOnce.Do(func() {
 		var b bytes.Buffer
-		gw := gzip.NewWriter(&b)
+		gw := gzipWriters.Get().(*gzip.Writer)
+		gw.Reset(&b)
 		gw.Write(d.raw)
 		gw.Close()
+		gzipWriters.Put(gw)
 		d.gz = b.Bytes()
 	})
 	h := w.Header()
