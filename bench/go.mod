@@ -12,10 +12,7 @@ require (
 	github.com/goccy/go-json v0.12.0
 	github.com/kapi-dev/kapi v0.0.0
 	github.com/kapi-dev/kapi/storage/etcd3 v0.0.0-00010101000000-000000000000
-	go.etcd.io/etcd/client/v3 v3.7.0
-	go.etcd.io/etcd/server/v3 v3.7.0
 	k8s.io/api v0.37.2
-	k8s.io/apiextensions-apiserver v0.37.0
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
 	k8s.io/client-go v0.37.2
@@ -25,7 +22,13 @@ require (
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	sigs.k8s.io/controller-runtime v0.25.2
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730
-	sigs.k8s.io/yaml v1.6.0
+)
+
+require (
+	go.etcd.io/etcd/client/v3 v3.7.0 // indirect
+	go.etcd.io/etcd/server/v3 v3.7.0 // indirect
+	k8s.io/apiextensions-apiserver v0.37.0 // indirect
+	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
 require (
@@ -78,8 +81,8 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
-	github.com/kapi-dev/kapi/storage/durable v0.0.0-00010101000000-000000000000
 	github.com/kapi-dev/kapi/reference v0.0.0-00010101000000-000000000000
+	github.com/kapi-dev/kapi/storage/durable v0.0.0-00010101000000-000000000000
 	github.com/klauspost/cpuid/v2 v2.2.9 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/moby/spdystream v0.5.1 // indirect
@@ -186,4 +189,5 @@ replace (
 )
 
 replace github.com/kapi-dev/kapi/storage/durable => ../storage/durable
+
 replace github.com/kapi-dev/kapi/reference => ../reference

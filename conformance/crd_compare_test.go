@@ -112,6 +112,20 @@ func settle(t *testing.T, cfg *rest.Config, name string, ready func(map[string]a
 	}
 }
 
+// kubeServes waits, bounded, until GET path answers 200 on cfg.
+func kubeServes(t *testing.T, cfg *rest.Config, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
+		r, err := do(testContext(t), cfg, "", "", kreq{Method: http.MethodGet, Path: path})
+		if err == nil && r.Code == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s on %s: %v %s", path, cfg.Host, err, r.raw)
+		}
+	}
+}
+
 func condition(obj map[string]any, typ string) string {
 	st, _ := obj["status"].(map[string]any)
 	l, _ := st["conditions"].([]any)
@@ -190,6 +204,10 @@ func TestCompareCRDLifecycle(t *testing.T) {
 	settle(t, c.kube, name, established)
 	settle(t, c.kapi, name, established)
 	c.both(t, "established", kreq{Method: http.MethodGet, Path: crdsURL + "/" + name}, normalizeCRD)
+	// kube's discovery controller adds the group a moment after
+	// Established; kapi's discovery has it when the condition is set.
+	kubeServes(t, c.kube, "/apis/"+group+"/v1")
+	kubeServes(t, c.kube, "/apis/"+group)
 	c.both(t, "discovery of the group version", kreq{Method: http.MethodGet, Path: "/apis/" + group + "/v1"}, normalizeDiscovery)
 	c.both(t, "discovery of the group", kreq{Method: http.MethodGet, Path: "/apis/" + group}, normalizeDiscovery)
 	c.both(t, "first instance", kreq{Method: http.MethodPost, Path: instances("v1"), ContentType: "application/json", Body: crontab("v1", "a", `{"size":9,"color":"red"}`)}, normalizeObject)

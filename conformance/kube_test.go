@@ -3,21 +3,15 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	servertesting "k8s.io/apiextensions-apiserver/pkg/cmd/server/testing"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapi-dev/kapi/reference/inprocess"
 )
 
 // The reference implementation: k8s.io/apiextensions-apiserver, the
@@ -77,94 +71,24 @@ func stopKube() {
 	}
 }
 
-// kubeLogger is the servertesting.Logger of the shared server: it is not
-// any one test's, since the server outlives the test that started it.
-type kubeLogger struct {
-	mu  sync.Mutex
-	out []string
-}
-
-func (l *kubeLogger) Logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.out = append(l.out, fmt.Sprintf(format, args...))
-}
-
-func (l *kubeLogger) Errorf(format string, args ...any) { l.Logf(format, args...) }
-
-// Fatalf is only called by StartTestServerOrDie, which startKube does not
-// use.
-func (l *kubeLogger) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
-
-// fakeKubeconfig is the kubeconfig apiextensions-apiserver's own
-// integration tests hand it for delegated authentication, authorization and
-// the core informers (see k8s.io/apiextensions-apiserver's
-// test/integration/fixtures.StartDefaultServer). Nothing answers at its
-// address: the loopback client, which is what the tests use, is
-// authenticated and authorized without it.
-const fakeKubeconfig = `apiVersion: v1
-kind: Config
-clusters:
-- cluster:
-    server: http://127.1.2.3:12345
-  name: integration
-contexts:
-- context:
-    cluster: integration
-    user: test
-  name: default-context
-current-context: default-context
-users:
-- name: test
-  user:
-    password: test
-    username: test
-`
-
-// startKube starts an embedded etcd and apiextensions-apiserver on it,
-// with the flags of kube's own integration tests
-// (fixtures.StartDefaultServer), and returns the loopback client config.
+// startKube starts an embedded etcd and apiextensions-apiserver on it
+// (the reference module's inprocess package) and returns the loopback
+// client config.
 func startKube() (*rest.Config, func(), error) {
 	etcd, err := startEtcd()
 	if err != nil {
 		return nil, nil, fmt.Errorf("embedded etcd: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "kapi-conformance-kube-")
+	s, err := inprocess.StartAPIExtensions(inprocess.APIExtensionsOptions{EtcdServers: []string{etcd.Endpoint}, EtcdPrefix: "/kube"})
 	if err != nil {
-		etcd.close()
+		etcd.Close()
 		return nil, nil, err
 	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(fakeKubeconfig), 0o600); err != nil {
-		etcd.close()
-		_ = os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	log := &kubeLogger{}
-	s, err := servertesting.StartTestServer(log, nil, []string{
-		"--etcd-prefix", "/kube",
-		"--etcd-servers", "http://" + etcd.etcd.Clients[0].Addr().String(),
-		// No compaction: it would only add noise to the shared etcd.
-		"--etcd-compaction-interval", "0",
-		"--authentication-skip-lookup",
-		"--authentication-kubeconfig", kubeconfig,
-		"--authorization-kubeconfig", kubeconfig,
-		"--kubeconfig", kubeconfig,
-		// Disable admission and filters that need kube-apiserver.
-		"--enable-priority-and-fairness=false",
-		"--disable-admission-plugins", "NamespaceLifecycle,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,MutatingAdmissionPolicy",
-	}, nil)
-	if err != nil {
-		etcd.close()
-		_ = os.RemoveAll(dir)
-		return nil, nil, fmt.Errorf("%w (server log: %q)", err, log.out)
-	}
-	cfg := rest.CopyConfig(s.ClientConfig)
+	cfg := rest.CopyConfig(s.Config)
 	cfg.QPS, cfg.Burst = -1, 0
 	stop := func() {
-		s.TearDownFn()
-		etcd.close()
-		_ = os.RemoveAll(dir)
+		s.Stop()
+		etcd.Close()
 	}
 	return cfg, stop, nil
 }
@@ -188,93 +112,13 @@ func installCRD(t testing.TB, cfg *rest.Config, crdYAML string) *apiextensionsv1
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	client, err := apiextensionsclient.NewForConfig(cfg)
+	got, err := inprocess.InstallCRD(ctx, cfg, crdYAML)
 	if err != nil {
 		t.Fatalf("installCRD: %v", err)
-	}
-	crds := client.ApiextensionsV1().CustomResourceDefinitions()
-	if _, err := crds.Create(ctx, &crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("installCRD: create %s: %v", crd.Name, err)
 	}
 	if kube.crds == nil {
 		kube.crds = map[string]string{}
 	}
 	kube.crds[crd.Name] = crdYAML
-
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		t.Fatalf("installCRD: %v", err)
-	}
-	var got *apiextensionsv1.CustomResourceDefinition
-	for {
-		got, err = crds.Get(ctx, crd.Name, metav1.GetOptions{})
-		if err == nil && crdServed(ctx, cfg, dc, got) {
-			return got
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("installCRD: %s not established and served after %s: last error %v, conditions %+v", crd.Name, waitTimeout, err, conditions(got))
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// crdServed reports whether crd is Established and every served version
-// is in discovery and answers a list.
-func crdServed(ctx context.Context, cfg *rest.Config, dc discovery.DiscoveryInterface, crd *apiextensionsv1.CustomResourceDefinition) bool {
-	established := false
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-			established = true
-		}
-	}
-	if !established {
-		return false
-	}
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return false
-	}
-	for _, v := range crd.Spec.Versions {
-		if !v.Served {
-			continue
-		}
-		gv := crd.Spec.Group + "/" + v.Name
-		l, err := dc.ServerResourcesForGroupVersion(gv)
-		if err != nil {
-			return false
-		}
-		found := false
-		for _, r := range l.APIResources {
-			found = found || r.Name == crd.Spec.Names.Plural
-		}
-		if !found {
-			return false
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/apis/"+gv+"/"+crd.Spec.Names.Plural, nil)
-		if err != nil {
-			return false
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return false
-		}
-	}
-	return true
-}
-
-// conditions lists a CRD's conditions for a failure message.
-func conditions(crd *apiextensionsv1.CustomResourceDefinition) []string {
-	if crd == nil {
-		return nil
-	}
-	var out []string
-	for _, c := range crd.Status.Conditions {
-		out = append(out, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
-	}
-	return out
+	return got
 }

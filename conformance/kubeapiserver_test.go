@@ -65,12 +65,12 @@ func startKubeAPIServer() (*kubeapiserver.Server, *etcdServer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), kubeAPIServerStartTimeout)
 	defer cancel()
 	srv, err := kubeapiserver.Start(ctx, kubeapiserver.Options{
-		EtcdServers:   []string{"http://" + etcd.etcd.Clients[0].Addr().String()},
+		EtcdServers:   []string{etcd.Endpoint},
 		TokenAuthFile: refTokens,
 		FrontProxy:    true, // kube-aggregator proxies to examples/aggregated (aggregated_test.go)
 	})
 	if err != nil {
-		etcd.close()
+		etcd.Close()
 		return nil, nil, err
 	}
 	return srv, etcd, nil
@@ -83,6 +83,6 @@ func stopKubeAPIServer() {
 		refAPIServer.srv.Stop()
 	}
 	if refAPIServer.etcd != nil {
-		refAPIServer.etcd.close()
+		refAPIServer.etcd.Close()
 	}
 }

@@ -278,7 +278,7 @@ func sameEtcd(t *testing.T, n int) []storage.Interface {
 	var out []storage.Interface
 	for range n {
 		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-		s, err := etcd3.New(ctx, etcd3.Options{Client: srv.client, Prefix: prefix})
+		s, err := etcd3.New(ctx, etcd3.Options{Client: srv.Client, Prefix: prefix})
 		cancel()
 		if err != nil {
 			t.Fatalf("etcd3.New: %v", err)

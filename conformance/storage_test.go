@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -11,12 +10,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
 	"k8s.io/klog/v2"
 
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
+	"github.com/kapi-dev/kapi/reference/inprocess"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/cache"
 	"github.com/kapi-dev/kapi/storage/durable"
@@ -50,7 +47,7 @@ func TestMain(m *testing.M) {
 	stopKube()
 	stopKubeAPIServer()
 	if shared.srv != nil {
-		shared.srv.close()
+		shared.srv.Close()
 	}
 	os.Exit(code)
 }
@@ -130,7 +127,7 @@ func ownEtcd(t *testing.T) *etcdServer {
 	if err != nil {
 		t.Fatalf("embedded etcd: %v", err)
 	}
-	t.Cleanup(srv.close)
+	t.Cleanup(srv.Close)
 	return srv
 }
 
@@ -141,7 +138,7 @@ var prefixes atomic.Int64
 // closed when the test ends.
 func newEtcdStore(t *testing.T, srv *etcdServer, opts etcd3.Options) storage.Interface {
 	t.Helper()
-	opts.Client = srv.client
+	opts.Client = srv.Client
 	opts.Prefix = fmt.Sprintf("/conformance/%d", prefixes.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
@@ -154,58 +151,10 @@ func newEtcdStore(t *testing.T, srv *etcdServer, opts etcd3.Options) storage.Int
 }
 
 // etcdServer is a single-member embedded etcd and a client of it.
-type etcdServer struct {
-	etcd   *embed.Etcd
-	client *clientv3.Client
-	dir    string
-}
+type etcdServer = inprocess.Etcd
 
-func (s *etcdServer) close() {
-	_ = s.client.Close()
-	s.etcd.Close()
-	_ = os.RemoveAll(s.dir)
-}
-
-// startEtcd starts a single-member etcd in a temporary directory, listening
-// on free ports of 127.0.0.1 only, with its logs off.
+// startEtcd starts one, without fsync: a test's data need not survive a
+// crash.
 func startEtcd() (*etcdServer, error) {
-	dir, err := os.MkdirTemp("", "kapi-conformance-etcd-")
-	if err != nil {
-		return nil, err
-	}
-	local := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	cfg := embed.NewConfig()
-	cfg.Dir = dir
-	cfg.ListenClientUrls = []url.URL{local}
-	cfg.AdvertiseClientUrls = []url.URL{local}
-	cfg.ListenPeerUrls = []url.URL{local}
-	cfg.AdvertisePeerUrls = []url.URL{local}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	cfg.LogLevel = "error"
-	cfg.LogOutputs = []string{os.DevNull}
-	cfg.UnsafeNoFsync = true // a test's data need not survive a crash
-	cfg.EnableGRPCGateway = false
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(waitTimeout):
-		e.Close()
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("not ready after %s", waitTimeout)
-	}
-	c, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{e.Clients[0].Addr().String()},
-		DialTimeout: 5 * time.Second,
-		Logger:      zap.NewNop(),
-	})
-	if err != nil {
-		e.Close()
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	return &etcdServer{etcd: e, client: c, dir: dir}, nil
+	return inprocess.StartEtcd(inprocess.EtcdOptions{ReadyTimeout: waitTimeout})
 }
