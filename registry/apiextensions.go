@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/schema"
 )
 
@@ -202,7 +203,7 @@ func (r *Registry) crdResource() *Resource {
 	res := &Resource{
 		Group: apiextensionsGroup, Version: "v1", Kind: "CustomResourceDefinition", Plural: "customresourcedefinitions",
 		Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
-		Status: true, Generation: true, Schema: crdSchema,
+		Status: true, Generation: true, Schema: crdSchema, Protobuf: protobuf.CustomResourceDefinition,
 	}
 	res.Strategy = Strategy{
 		GenericMeta: true,

@@ -16,8 +16,8 @@ import (
 var descriptorSet []byte
 
 // Files holds kapi's descriptors: meta.v1, runtime, intstr, resource, the
-// rbac.v1, authorization.v1, authentication.v1 and admissionregistration.v1
-// messages kapi serves, and the built-in kinds' (core.v1, apps.v1, batch.v1,
+// rbac.v1, authorization.v1, authentication.v1, admissionregistration.v1
+// and apiextensions.v1 messages kapi serves, and the built-in kinds' (core.v1, apps.v1, batch.v1,
 // …; package builtin). It is kapi's own registry, not
 // protoregistry.GlobalFiles, so it never clashes with k8s.io/api linked into
 // the same program. Build descriptors of your own messages that import
@@ -63,6 +63,9 @@ var (
 	MutatingWebhookConfigurationList   protoreflect.MessageDescriptor // admissionregistration.v1.MutatingWebhookConfigurationList
 	ValidatingWebhookConfiguration     protoreflect.MessageDescriptor // admissionregistration.v1.ValidatingWebhookConfiguration
 	ValidatingWebhookConfigurationList protoreflect.MessageDescriptor // admissionregistration.v1.ValidatingWebhookConfigurationList
+
+	CustomResourceDefinition     protoreflect.MessageDescriptor // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition
+	CustomResourceDefinitionList protoreflect.MessageDescriptor // apiextensions.v1.CustomResourceDefinitionList
 )
 
 const (
@@ -117,6 +120,8 @@ func init() {
 		{&MutatingWebhookConfigurationList, admrV1 + "MutatingWebhookConfigurationList"},
 		{&ValidatingWebhookConfiguration, admrV1 + "ValidatingWebhookConfiguration"},
 		{&ValidatingWebhookConfigurationList, admrV1 + "ValidatingWebhookConfigurationList"},
+		{&CustomResourceDefinition, apiextV1 + "CustomResourceDefinition"},
+		{&CustomResourceDefinitionList, apiextV1 + "CustomResourceDefinitionList"},
 	} {
 		*d.v = mustMessage(d.name)
 	}

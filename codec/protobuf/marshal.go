@@ -259,7 +259,9 @@ func (f *field) appendValue(dst []byte, v any, keepZero bool, depth int) ([]byte
 		start := len(dst)
 		dst = append(dst, 0)
 		var err *Error
-		if f.msg.special != plain {
+		if f.msg.special.union() {
+			dst, err = f.msg.built().appendUnion(dst, v, depth+1)
+		} else if f.msg.special != plain {
 			dst, err = appendSpecial(dst, f.msg.special, v)
 		} else if obj, ok := v.(map[string]any); ok {
 			dst, err = f.msg.built().appendObject(dst, obj, depth+1)

@@ -227,3 +227,56 @@ func decodeSpecial(d *decoder, s special, b []byte) (any, *Error) {
 	}
 	panic("protobuf: not a special message")
 }
+
+// appendUnion writes the body of a union message (m.special.union()) from
+// its JSON value v (not nil), as apiextensions' hand-written JSON methods
+// read it:
+//
+//	JSONSchemaPropsOrArray        {"type":"string"} → schema (1);  [{…},{…}] → jSONSchemas (2)
+//	JSONSchemaPropsOrBool         false → allows (1) false;  {"type":"string"} → allows true, schema (2)
+//	JSONSchemaPropsOrStringArray  {"type":"string"} → schema (1);  ["a","b"] → property (2)
+func (m *message) appendUnion(dst []byte, v any, depth int) ([]byte, *Error) {
+	if depth > maxDepth {
+		return nil, invalidf("nested too deeply")
+	}
+	obj, isObj := v.(map[string]any)
+	switch m.special {
+	case orBool:
+		b, isBool := v.(bool)
+		if !isBool && !isObj {
+			return nil, mismatch("boolean or object", v)
+		}
+		dst, err := m.field(1).appendValue(dst, b || isObj, true, depth)
+		if err != nil || !isObj {
+			return dst, err
+		}
+		return m.field(2).append(dst, obj, depth)
+	default: // orArray, orStrings
+		if isObj {
+			return m.field(1).append(dst, obj, depth)
+		}
+		switch v.(type) {
+		case []any, []string:
+			return m.field(2).append(dst, v, depth)
+		}
+		return nil, mismatch("object or array", v)
+	}
+}
+
+// pickUnion is the JSON value of a decoded union message (obj, in its
+// fields' names): the array or schema it holds, or null; for
+// JSONSchemaPropsOrBool the schema, else the bool.
+func (m *message) pickUnion(obj map[string]any) any {
+	one, two := obj[m.field(1).name], obj[m.field(2).name]
+	if m.special == orBool {
+		if two != nil {
+			return two
+		}
+		b, _ := one.(bool)
+		return b
+	}
+	if two != nil {
+		return two
+	}
+	return one
+}

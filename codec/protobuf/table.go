@@ -22,7 +22,18 @@ const (
 	quantity            // resource.Quantity: string
 	intOrString         // intstr.IntOrString: number or string
 	stringList          // a named []string (ExtraValue): an array of strings, repeated string items = 1
+
+	// The unions: a JSON value of one of two types, each written as one of
+	// the message's fields (apiextensions.k8s.io/v1's schema types).
+	orArray   // JSONSchemaPropsOrArray: a schema (field 1) or an array of schemas (field 2)
+	orBool    // JSONSchemaPropsOrBool: a bool (field 1) or a schema (field 2; field 1 true)
+	orStrings // JSONSchemaPropsOrStringArray: a schema (field 1) or an array of strings (field 2)
 )
+
+// union reports whether s is one of the unions.
+func (s special) union() bool { return s == orArray || s == orBool || s == orStrings }
+
+const apiextV1 = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
 
 var specials = map[protoreflect.FullName]special{
 	metaV1 + "Time":      timeMsg,
@@ -37,6 +48,11 @@ var specials = map[protoreflect.FullName]special{
 	"k8s.io.api.authentication.v1.ExtraValue":       stringList,
 	"k8s.io.api.authentication.v1.AttestationValue": stringList,
 	"k8s.io.api.authorization.v1.ExtraValue":        stringList,
+	// apiextensions' JSON holds any JSON value as its bytes, as RawExtension.
+	apiextV1 + "JSON":                         rawExt,
+	apiextV1 + "JSONSchemaPropsOrArray":       orArray,
+	apiextV1 + "JSONSchemaPropsOrBool":        orBool,
+	apiextV1 + "JSONSchemaPropsOrStringArray": orStrings,
 }
 
 // message is the precomputed table of one message descriptor: built once,
@@ -52,7 +68,7 @@ type message struct {
 
 // field is one field of a message table.
 type field struct {
-	name  string // JSON key: the proto field name
+	name  string // JSON key: the json_name where the .proto gives one ("$ref"), else the proto field name
 	num   protowire.Number
 	kind  protoreflect.Kind
 	wire  protowire.Type // wire type of one (unpacked) value
@@ -144,8 +160,12 @@ func newField(fd protoreflect.FieldDescriptor) *field {
 	if fd.Kind() == protoreflect.GroupKind {
 		return nil
 	}
+	name := string(fd.Name())
+	if j := fd.JSONName(); fd.HasJSONName() && !strings.HasPrefix(j, InlinePrefix) {
+		name = j
+	}
 	f := &field{
-		name:  string(fd.Name()),
+		name:  name,
 		num:   fd.Number(),
 		kind:  fd.Kind(),
 		wire:  wireType(fd.Kind()),

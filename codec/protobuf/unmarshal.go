@@ -261,6 +261,13 @@ func (f *field) decodeValue(d *decoder, typ protowire.Type, b []byte, depth int)
 		case protoreflect.BytesKind:
 			return base64.StdEncoding.EncodeToString(v), len(v) == 0, n, nil
 		}
+		if f.msg.special.union() {
+			obj := map[string]any{}
+			if err := f.msg.built().decode(d, v, obj, depth+1); err != nil {
+				return nil, false, n, err
+			}
+			return f.msg.pickUnion(obj), false, n, nil
+		}
 		if f.msg.special != plain {
 			x, err := decodeSpecial(d, f.msg.special, v)
 			return x, false, n, err
