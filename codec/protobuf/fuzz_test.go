@@ -29,6 +29,15 @@ func FuzzUnmarshal(f *testing.F) {
 	})
 }
 
+// FuzzUnmarshalCRD is FuzzUnmarshal for a CustomResourceDefinition, whose
+// schema holds the unions (JSONSchemaPropsOr*), json_name keys and raw
+// JSON values.
+func FuzzUnmarshalCRD(f *testing.F) {
+	f.Add(mustMarshal(f, CustomResourceDefinition, `{"metadata":{"name":"w.example.com"},"spec":{"group":"example.com","names":{"plural":"w","kind":"W"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","$ref":"#/x","default":{"a":1},"enum":["a",null],"items":[{"type":"string"}],"properties":{"s":{"items":{"type":"integer"},"additionalProperties":false,"x-kubernetes-preserve-unknown-fields":true}},"additionalProperties":{"type":"string"},"dependencies":{"a":["b"],"c":{"required":["d"]}},"x-kubernetes-validations":[{"rule":"true"}]}}}]}}`))
+	f.Add([]byte{0x12, 0x04, 0x3a, 0x02, 0x22, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzRoundTrip(t, CustomResourceDefinition, b) })
+}
+
 // FuzzDecodeEnvelope: no panic, errors wrap ErrInvalid, and a decoded
 // envelope written again decodes to the same type and raw bytes.
 func FuzzDecodeEnvelope(f *testing.F) {

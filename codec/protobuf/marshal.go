@@ -111,7 +111,7 @@ func (f *field) append(dst []byte, v any, depth int) ([]byte, *Error) {
 // nullMessage reports whether a special message reads back as JSON null when
 // empty.
 func nullMessage(s special) bool {
-	return s == timeMsg || s == microTime || s == rawExt || s == fieldsV1 || s == stringList
+	return s == timeMsg || s == microTime || s == rawExt || s == fieldsV1 || s == stringList || s == orArray || s == orStrings
 }
 
 func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {
