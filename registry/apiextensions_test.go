@@ -133,13 +133,19 @@ func TestCRDLifecycle(t *testing.T) {
 			if r := s.do("GET", "/apis/stable.example.org/v2/namespaces/default/crontabs/a/status", nil); r.code != http.StatusNotFound {
 				t.Errorf("GET v2 status: got %d; want 404", r.code)
 			}
-			// Field attributes are stored with each write: an object
-			// written after the change is selectable by the new field.
+			// Objects written before the change (a) are selectable by the
+			// new field as those written after it (d), as in kube.
 			s.must(201, "POST", "/apis/stable.example.org/v2/namespaces/default/crontabs", map[string]any{"apiVersion": "stable.example.org/v2", "kind": "CronTab", "metadata": map[string]any{"name": "d"}, "spec": map[string]any{"size": 3}})
+			s.must(201, "POST", "/apis/stable.example.org/v2/namespaces/default/crontabs", map[string]any{"apiVersion": "stable.example.org/v2", "kind": "CronTab", "metadata": map[string]any{"name": "e"}, "spec": map[string]any{"size": 4}})
 			l := s.must(200, "GET", "/apis/stable.example.org/v2/namespaces/default/crontabs?fieldSelector=spec.size%3D3", nil)
-			if items := l["items"].([]any); len(items) != 1 || str(items[0].(map[string]any), "metadata.name") != "d" {
-				t.Errorf("list by the new selectable field: got %v; want d", l["items"])
+			var names []string
+			for _, it := range l["items"].([]any) {
+				names = append(names, str(it.(map[string]any), "metadata.name"))
 			}
+			if fmt.Sprint(names) != "[a d]" {
+				t.Errorf("list by the new selectable field: got %v; want [a d]", names)
+			}
+			s.must(200, "DELETE", "/apis/stable.example.org/v2/namespaces/default/crontabs/e", nil)
 			if r := s.do("GET", "/apis/stable.example.org/v1/namespaces/default/crontabs?fieldSelector=spec.size%3D3", nil); r.code != http.StatusBadRequest {
 				t.Errorf("list by spec.size through v1, where it is not selectable: got %d; want 400", r.code)
 			}

@@ -172,6 +172,9 @@ func parseListQuery(res *Resource, q url.Values, watch bool, name string) (listQ
 			return lq, unsupportedField(res, f.Key)
 		}
 	}
+	if len(lq.pred.Field) > 0 && len(res.SelectableFields) > 0 {
+		lq.pred.FieldsOf = res.storedFields
+	}
 	if name != "" {
 		lq.pred.Field = append(lq.pred.Field, storage.Requirement{Key: "metadata.name", Op: storage.Equals, Values: []string{name}})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/schema"
+	"github.com/kapi-dev/kapi/storage"
 )
 
 // Resource defines one served resource type. Group, Version, Kind and
@@ -305,6 +306,17 @@ func (r *Resource) selectable(field string) bool {
 		}
 	}
 	return false
+}
+
+// storedFields computes the field-selector attributes of a stored object
+// (storage.Predicate.FieldsOf): for objects written before a selectable
+// field was declared.
+func (r *Resource) storedFields(o storage.Object) map[string]string {
+	obj, err := decodeStored(o.Value, o.Revision)
+	if err != nil {
+		return o.Fields
+	}
+	return r.fields(obj)
 }
 
 // fields computes the field-selector attributes of obj. A selectable

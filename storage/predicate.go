@@ -37,6 +37,13 @@ type Selector []Requirement
 type Predicate struct {
 	Label Selector
 	Field Selector
+	// FieldsOf, when set, gives the field attributes of an object whose
+	// Fields lack a key the Field selector names. Fields are computed when
+	// an object is written; a custom resource written before its CRD
+	// declared the selectable field "spec.color" has no "spec.color", and
+	// FieldsOf computes it from the object as it is now, as kube does on
+	// every read. Nil: a missing key does not match.
+	FieldsOf func(Object) map[string]string
 }
 
 // Empty reports whether p matches everything.
@@ -44,7 +51,24 @@ func (p Predicate) Empty() bool { return len(p.Label) == 0 && len(p.Field) == 0 
 
 // Matches reports whether an object with these attributes passes p.
 func (p Predicate) Matches(o Object) bool {
-	return p.Label.Matches(o.Labels) && p.Field.Matches(o.Fields)
+	if !p.Label.Matches(o.Labels) {
+		return false
+	}
+	fields := o.Fields
+	if p.FieldsOf != nil && !p.Field.keysIn(fields) {
+		fields = p.FieldsOf(o)
+	}
+	return p.Field.Matches(fields)
+}
+
+// keysIn reports whether attrs has every key s names.
+func (s Selector) keysIn(attrs map[string]string) bool {
+	for _, r := range s {
+		if _, ok := attrs[r.Key]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Matches reports whether a set of attributes (labels or fields) satisfies

@@ -373,3 +373,33 @@ func FuzzParseFieldSelector(f *testing.F) {
 		}
 	})
 }
+
+func TestPredicateFieldsOf(t *testing.T) {
+	color := Predicate{Field: Selector{{Key: "spec.color", Op: Equals, Values: []string{"red"}}}}
+	computed := 0
+	withFieldsOf := color
+	withFieldsOf.FieldsOf = func(o Object) map[string]string {
+		computed++
+		return map[string]string{"metadata.name": o.Key, "spec.color": string(o.Value)}
+	}
+	for _, tc := range []struct {
+		name     string
+		p        Predicate
+		o        Object
+		want     bool
+		computed int
+	}{
+		{"stored field, no FieldsOf", color, Object{Fields: map[string]string{"spec.color": "red"}}, true, 0},
+		{"missing field, no FieldsOf", color, Object{Value: []byte("red"), Fields: map[string]string{"metadata.name": "a"}}, false, 0},
+		{"stored field wins over FieldsOf", withFieldsOf, Object{Value: []byte("red"), Fields: map[string]string{"spec.color": "blue"}}, false, 0},
+		{"missing field computed", withFieldsOf, Object{Value: []byte("red"), Fields: map[string]string{"metadata.name": "a"}}, true, 1},
+		{"missing field computed, no match", withFieldsOf, Object{Value: []byte("blue")}, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			computed = 0
+			if got := tc.p.Matches(tc.o); got != tc.want || computed != tc.computed {
+				t.Errorf("Matches = %v after %d FieldsOf calls; want %v after %d", got, computed, tc.want, tc.computed)
+			}
+		})
+	}
+}
