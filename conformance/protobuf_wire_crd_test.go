@@ -35,9 +35,9 @@ func pbwCRD() *apiextensionsv1.CustomResourceDefinition {
 		Default: pbwJSONRaw(`{"a":[1,2]}`), Maximum: &f, ExclusiveMaximum: true, Minimum: &f, ExclusiveMinimum: true,
 		MaxLength: &i, MinLength: &i, Pattern: "^a$", MaxItems: &i, MinItems: &i, UniqueItems: true, MultipleOf: &f,
 		MaxProperties: &i, MinProperties: &i, Required: []string{"spec", ""},
-		Items:   &apiextensionsv1.JSONSchemaPropsOrArray{JSONSchemas: []apiextensionsv1.JSONSchemaProps{leaf, {Type: "integer"}}},
-		AllOf:   []apiextensionsv1.JSONSchemaProps{leaf}, OneOf: []apiextensionsv1.JSONSchemaProps{leaf}, AnyOf: []apiextensionsv1.JSONSchemaProps{{}},
-		Not:     &leaf,
+		Items: &apiextensionsv1.JSONSchemaPropsOrArray{JSONSchemas: []apiextensionsv1.JSONSchemaProps{leaf, {Type: "integer"}}},
+		AllOf: []apiextensionsv1.JSONSchemaProps{leaf}, OneOf: []apiextensionsv1.JSONSchemaProps{leaf}, AnyOf: []apiextensionsv1.JSONSchemaProps{{}},
+		Not: &leaf,
 		Properties: map[string]apiextensionsv1.JSONSchemaProps{
 			"spec": {Type: "object", XPreserveUnknownFields: &yes, Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &leaf},
 				AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &leaf}},
