@@ -382,6 +382,15 @@ func TestCompareCRDNameConflict(t *testing.T) {
 	}
 }
 
+// selectable adds selectableFields of the JSON paths to a compareVersion.
+func selectable(version string, paths ...string) string {
+	var fs []string
+	for _, p := range paths {
+		fs = append(fs, fmt.Sprintf(`{"jsonPath":%q}`, p))
+	}
+	return strings.TrimSuffix(version, "}") + `,"selectableFields":[` + strings.Join(fs, ",") + `]}`
+}
+
 func TestCompareCRDInvalid(t *testing.T) {
 	t.Parallel()
 	c := newCRDCompare(t)
@@ -395,6 +404,16 @@ func TestCompareCRDInvalid(t *testing.T) {
 		{"a property without a type", compareCRD("things."+group, group, "things", "Thing", compareVersion("v1", true, true, `{"minimum":1}`, ""))},
 		{"kind equals listKind", strings.Replace(compareCRD("things."+group, group, "things", "Thing", v), `"kind":"Thing"`, `"kind":"Thing","listKind":"Thing"`, 1)},
 		{"bad column type", compareCRD("things."+group, group, "things", "Thing", compareVersion("v1", true, true, `{"type":"integer"}`, `{"name":"X","type":"color","jsonPath":".spec.x"}`))},
+		{"selectable field not in the schema", compareCRD("things."+group, group, "things", "Thing", selectable(v, ".spec.nope"))},
+		{"selectable field an object", compareCRD("things."+group, group, "things", "Thing", selectable(v, ".spec"))},
+		{"selectable field twice", compareCRD("things."+group, group, "things", "Thing", selectable(v, ".spec.color", ".spec.size", ".spec.color"))},
+		{"selectable field with array notation", compareCRD("things."+group, group, "things", "Thing", selectable(v, ".spec['color']"))},
+		{"selectable field without a dot", compareCRD("things."+group, group, "things", "Thing", selectable(v, "spec.color"))},
+		{"selectable field empty", compareCRD("things."+group, group, "things", "Thing", selectable(v, ""))},
+		{"selectable fields shared by versions with different schemas", compareCRD("things."+group, group, "things", "Thing",
+			selectable(compareVersion("v1", true, true, `{"type":"integer"}`, ""), ".spec.color")+","+selectable(compareVersion("v2", true, false, `{"type":"string"}`, ""), ".spec.color"))},
+		{"selectable fields per version", compareCRD("things."+group, group, "things", "Thing",
+			selectable(compareVersion("v1", true, true, `{"type":"integer"}`, ""), ".spec.x")+","+selectable(compareVersion("v2", true, false, `{"type":"object"}`, ""), ".spec.size"))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,6 +82,9 @@ type crdVersion struct {
 	Schema             json.RawMessage `json:"schema,omitempty"`
 	Subresources       json.RawMessage `json:"subresources,omitempty"`
 	Columns            []schema.Column `json:"additionalPrinterColumns,omitempty"`
+	SelectableFields   []struct {
+		JSONPath string `json:"jsonPath"`
+	} `json:"selectableFields,omitempty"`
 }
 
 type crdConversion struct {

@@ -115,6 +115,7 @@ func validateCRD(obj, old Object) []FieldError {
 			}
 		}
 	}
+	errs = append(errs, validateSelectableFields(sp.Versions, sameSchemas)...)
 	if !unique {
 		add(validation.TypeInvalid, "spec.versions", versionsValue(sp.Versions, sameSchemas, sameSubresources, sameColumns), "must contain unique version names")
 	}
@@ -508,4 +509,110 @@ func dns1035(s string) []string {
 		msgs = append(msgs, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
 	}
 	return msgs
+}
+
+// maxSelectableFields is kube's bound on a version's selectable fields.
+const maxSelectableFields = 8
+
+// validateSelectableFields is kube's validation of the versions'
+// selectableFields: each a JSON path (no array notation) to a string,
+// boolean or integer field of the version's schema outside metadata, no
+// two the same, at most eight. Selectable fields that are the same in
+// every version are kube's internal top-level ones, reported under
+// spec.selectableFields and checked against the top-level schema, which
+// exists only when every version's schema is the same:
+//
+//	versions[0].selectableFields: [{jsonPath: .spec.replicas}]  (replicas: {type: array})
+//	→ spec.selectableFields[0].jsonPath: Invalid value: ".spec.replicas": must point to a field of type string, boolean or integer. …
+func validateSelectableFields(vs []crdVersion, sameSchemas bool) []FieldError {
+	same := len(vs) > 0
+	for _, v := range vs[min(1, len(vs)):] {
+		same = same && reflect.DeepEqual(v.SelectableFields, vs[0].SelectableFields)
+	}
+	var errs []FieldError
+	for i, v := range vs {
+		if len(v.SelectableFields) == 0 || (same && i > 0) {
+			continue
+		}
+		path, raw := fmt.Sprintf("spec.versions[%d].selectableFields", i), schemaOf(v.Schema)
+		missing := "may only be set when `version.schema.openAPIV3Schema` is not included"
+		if same {
+			path, missing = "spec.selectableFields", "may only be set when validations.schema is included"
+			if !sameSchemas {
+				raw = nil
+			}
+		}
+		if raw == nil {
+			errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: path, Value: "", Detail: missing})
+			continue
+		}
+		seen := map[string]bool{}
+		for j, f := range v.SelectableFields {
+			p := fmt.Sprintf("%s[%d].jsonPath", path, j)
+			if f.JSONPath == "" {
+				errs = append(errs, FieldError{Type: validation.TypeRequired, Field: p, Value: ""})
+				continue
+			}
+			field, typ, err := selectablePath(f.JSONPath, raw)
+			if err != nil {
+				errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: p, Value: f.JSONPath, Detail: "is an invalid path: " + err.Error()})
+				continue
+			}
+			if strings.HasPrefix(field, "metadata.") || field == "metadata" {
+				errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: p, Value: f.JSONPath, Detail: "must not point to fields in metadata"})
+			}
+			if typ != "string" && typ != "boolean" && typ != "integer" {
+				errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: p, Value: f.JSONPath, Detail: "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."})
+			}
+			if seen[field] {
+				errs = append(errs, FieldError{Type: validation.TypeDuplicate, Field: p, Value: f.JSONPath})
+			}
+			seen[field] = true
+		}
+		if len(seen) > maxSelectableFields {
+			errs = append(errs, FieldError{Type: validation.TypeTooMany, Field: path, Value: len(seen), Detail: fmt.Sprintf("must have at most %d items", maxSelectableFields)})
+		}
+	}
+	return errs
+}
+
+// selectablePath follows a selectable field's JSON path (".spec.color")
+// through a structural schema, as kube's cel.ValidFieldPath does without
+// array notation, and returns the field's path ("spec.color", a map key
+// as "spec.labels[k]") and type.
+func selectablePath(jsonPath string, s map[string]any) (string, string, error) {
+	if strings.ContainsAny(jsonPath, "[]") {
+		return "", "", errors.New("array notation is not allowed")
+	}
+	if !strings.HasPrefix(jsonPath, ".") {
+		first, _, _ := strings.Cut(jsonPath, ".")
+		return "", "", fmt.Errorf("expected [ or . but got: %s", first)
+	}
+	var path string
+	for _, name := range strings.Split(jsonPath[1:], ".") {
+		if name == "" {
+			return "", "", errors.New("unexpected end of JSON path")
+		}
+		props, _ := s["properties"].(map[string]any)
+		add, _ := s["additionalProperties"].(map[string]any)
+		switch {
+		case props != nil:
+			next, ok := props[name].(map[string]any)
+			if !ok {
+				return "", "", errors.New("does not refer to a valid field")
+			}
+			s = next
+			if path != "" {
+				path += "."
+			}
+			path += name
+		case add != nil:
+			s = add
+			path += "[" + name + "]"
+		default:
+			return "", "", errors.New("does not refer to a valid field")
+		}
+	}
+	typ, _ := s["type"].(string)
+	return path, typ, nil
 }
