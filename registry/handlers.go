@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/registry/internal/deleteopts"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
@@ -312,8 +313,11 @@ func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Tar
 }
 
 // checkPatchType refuses patch types the resource does not take (415):
-// strategic merge needs a schema to know the merge keys, as in kube, where
-// custom resources answer 415 to it.
+// strategic merge needs a schema to know the merge keys (PATCH-3; kube
+// answers 415 to it for every custom resource, kapi merges by the CRD's
+// schema). The 415 lists the types as kube does: without strategic merge
+// for a custom resource, without CBOR apply (behind a feature gate that is
+// off in kube; kapi takes it).
 func checkPatchType(res *Resource, pt string) error {
 	switch {
 	case pt == patchJSON || pt == patchMerge || pt == patchApply || pt == patchApplyCBOR:
@@ -321,11 +325,18 @@ func checkPatchType(res *Resource, pt string) error {
 	case pt == patchSMP && res.Schema != nil:
 		return nil
 	}
-	supported := []string{patchJSON, patchMerge, patchApply, patchApplyCBOR}
-	if res.Schema != nil {
+	supported := []string{patchJSON, patchMerge}
+	if res.Schema != nil && !res.Custom {
 		supported = append(supported, patchSMP)
 	}
-	return errUnsupportedMediaType(pt, supported)
+	return errUnsupportedPatchType(append(supported, patchApply))
+}
+
+// errUnsupportedPatchType is kube's 415 for a PATCH of a type the resource
+// does not take: its negotiation error, a Status without details.
+func errUnsupportedPatchType(supported []string) *StatusError {
+	return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(supported, ", "), nil)
 }
 
 func (r *Registry) servePatch(w http.ResponseWriter, rq *routed) error {
@@ -353,6 +364,9 @@ func (r *Registry) servePatch(w http.ResponseWriter, rq *routed) error {
 	}
 	if apply {
 		return r.serveApply(w, rq, t, body, o, force)
+	}
+	if err := patch.CheckJSON(body); err != nil { // before the object is read, as kube
+		return patchStatus(err)
 	}
 	if o.fieldValidation != fieldIgnore {
 		o.duplicates = patchDuplicates(pt, body)

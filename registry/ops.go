@@ -213,6 +213,11 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 			}
 			po := o
 			po.duplicates = append(slices.Clip(o.duplicates), dups...)
+			if patchType != patchSMP { // kube decodes a strategic merge's result otherwise
+				if err := checkPatched(ctx, res, obj, po); err != nil {
+					return nil, err
+				}
+			}
 			var refuse func(string) error // Strict's, which quotes the patched object
 			if o.fieldValidation == fieldStrict {
 				refuse = patchedInvalid(obj)
@@ -296,6 +301,10 @@ func applyStatus(res *Resource, name string, err error) error {
 	return newStatus(http.StatusConflict, "Conflict", ce.Error(), &StatusDetails{Causes: causes})
 }
 
+// msgJSONPatchNotApplied is kube's message for a JSON patch that does not
+// apply.
+const msgJSONPatchNotApplied = "the server rejected our request due to an error in our request"
+
 // applyPatch applies a JSON, merge or strategic merge patch, mapping
 // failures as kube's patch handler does.
 func applyPatch(res *Resource, patchType string, original, body []byte) ([]byte, error) {
@@ -304,6 +313,12 @@ func applyPatch(res *Resource, patchType string, original, body []byte) ([]byte,
 	switch patchType {
 	case patchJSON:
 		out, err = patch.JSONPatch(original, body, patch.Options{})
+		if errors.Is(err, patch.ErrApply) {
+			// kube's answer to a JSON patch that does not apply, whatever
+			// the reason (a failed test, a missing path, an unknown op):
+			// NewGenericServerResponse(422), a fixed text, empty details.
+			return nil, newStatus(http.StatusUnprocessableEntity, "Invalid", msgJSONPatchNotApplied, &StatusDetails{})
+		}
 	case patchSMP:
 		out, err = patch.StrategicMerge(original, body, res.merge, patch.Options{})
 	default:
