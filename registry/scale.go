@@ -101,31 +101,45 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *routed) error {
 	var body []byte
 	pt := mediaType(rq.Request)
 	f := negotiate.JSON
+	apply := rq.Method == http.MethodPatch && (pt == patchApply || pt == patchApplyCBOR)
 	if rq.Method == http.MethodPatch {
-		if pt != patchJSON && pt != patchMerge {
-			return errUnsupportedMediaType(pt, []string{patchJSON, patchMerge})
+		if pt != patchJSON && pt != patchMerge && !apply {
+			// kube's list for a scale (a custom resource's; kapi has no
+			// strategic merge of a Scale).
+			return errUnsupportedPatchType([]string{patchJSON, patchMerge, patchApply})
 		}
 	} else if f, err = bodyFormat(rq.Request, false); err != nil {
+		return err
+	}
+	force, err := forceOption(rq.URL.Query(), apply)
+	if err != nil {
 		return err
 	}
 	if body, err = r.readBody(rq.Request); err != nil {
 		return err
 	}
-	if rq.Method == http.MethodPatch {
-		if err := patch.CheckJSON(body); err != nil { // before the object is read, as kube
-			return patchStatus(err)
+	var out storage.Object
+	switch {
+	case apply:
+		if out, err = r.serveScaleApply(rq, body, wo, force); err != nil {
+			return err
 		}
-	}
-	if f != negotiate.JSON { // the Scale as JSON, which updateScale reads
-		obj, err := decodeBody(f, nil, body)
-		if err != nil {
-			return errBadRequest("the request body is not a valid Scale: %v", err)
+	default:
+		if rq.Method == http.MethodPatch {
+			if err := patch.CheckJSON(body); err != nil { // before the object is read, as kube
+				return patchStatus(err)
+			}
 		}
-		body = mustJSON(obj)
-	}
-	out, err := r.updateScale(ctx, res, rq.namespace, rq.name, rq.Method, pt, body, wo)
-	if err != nil {
-		return err
+		if f != negotiate.JSON { // the Scale as JSON, which updateScale reads
+			obj, err := decodeBody(f, nil, body)
+			if err != nil {
+				return errBadRequest("the request body is not a valid Scale: %v", err)
+			}
+			body = mustJSON(obj)
+		}
+		if out, err = r.updateScale(ctx, res, rq.namespace, rq.name, rq.Method, pt, body, wo); err != nil {
+			return err
+		}
 	}
 	obj, err := decodeStored(out.Value, out.Revision)
 	if err != nil {

@@ -2,14 +2,25 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/kapi-dev/kapi/patch"
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
+	"github.com/kapi-dev/kapi/registry/internal/negotiate"
+	"github.com/kapi-dev/kapi/rv"
+	"github.com/kapi-dev/kapi/schema"
+	"github.com/kapi-dev/kapi/storage"
 )
 
 // A PATCH of /scale patches the Scale kube's scale handler builds from the
@@ -222,4 +233,210 @@ func scaleDecodeError(m map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// scaleFieldManager is the field manager of autoscaling/v1 Scale, which
+// an apply to /scale merges with (kube's scale handler applies to the
+// Scale, then maps its managedFields back: scaleToParent).
+var scaleFieldManager = sync.OnceValue(func() *patch.FieldManager {
+	s, err := schema.Parse([]byte(`{"type":"object","properties":{
+		"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"type":"object"},
+		"spec":{"type":"object","properties":{"replicas":{"type":"integer"}}},
+		"status":{"type":"object","properties":{"replicas":{"type":"integer"},"selector":{"type":"string"}}}}}`))
+	if err != nil {
+		panic(fmt.Sprintf("registry: the Scale schema: %v", err)) // a constant: checked by tests
+	}
+	fm, err := patch.NewFieldManager(mergeSchema(s), "autoscaling/v1", patch.FieldManagerOptions{Kind: "Scale"})
+	if err != nil {
+		panic(fmt.Sprintf("registry: the Scale field manager: %v", err))
+	}
+	return fm
+})
+
+// managerIdentity is what kube's managedFields key an entry by
+// (BuildManagerIdentifier): manager, operation, subresource, and the
+// apiVersion of an Update (an applier keeps one entry across versions).
+func managerIdentity(m map[string]any) string {
+	av := m["apiVersion"]
+	if m["operation"] == "Apply" {
+		av = nil
+	}
+	return fmt.Sprint(m["manager"], "\x00", m["operation"], "\x00", m["subresource"], "\x00", av)
+}
+
+// scaleToParent maps the managedFields of a written Scale (scale) back
+// onto the object's (parent), as kube's ScaleHandler.ToParent: path is the
+// replicas path (FieldsV1 keys) of version gv. A parent entry owning the
+// replicas keeps them only if the Scale still has its entry (an applier's
+// entry; an Update entry is keyed by its apiVersion, which differs), and
+// loses them otherwise; every other Scale entry owning spec.replicas
+// becomes an entry owning the replicas alone, with the time of the
+// parent's entry of the same key (none for a new one), replacing it.
+//
+// Worked example: "compare" (Update) owns f:spec.f:color and
+// f:spec.f:replicas; "scaler" applies replicas 5 to /scale with force:
+// "compare" keeps f:spec.f:color, and a new "scaler" Apply entry on
+// subresource scale, without a time, owns f:spec.f:replicas.
+func scaleToParent(parent, scale []any, gv string, path []string) []any {
+	inScale := map[string]bool{}
+	var order []string
+	scaleEntries := map[string]map[string]any{}
+	for _, e := range scale {
+		if m, ok := e.(map[string]any); ok {
+			k := managerIdentity(m)
+			if !inScale[k] {
+				order = append(order, k)
+			}
+			inScale[k] = true
+			scaleEntries[k] = m
+		}
+	}
+	out := map[string]map[string]any{}
+	var keys []string
+	times := map[string]any{}
+	put := func(k string, m map[string]any) {
+		if _, ok := out[k]; !ok {
+			keys = append(keys, k)
+		}
+		out[k] = m
+	}
+	for _, e := range parent {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		k := managerIdentity(m)
+		if t, ok := m["time"]; ok {
+			times[k] = t
+		}
+		fv, _ := m["fieldsV1"].(map[string]any)
+		switch {
+		case !hasFields(fv, path):
+			put(k, m)
+		case !inScale[k]:
+			if rest := withoutFields(fv, path); len(rest) > 0 {
+				c := maps.Clone(m)
+				c["fieldsV1"] = rest
+				put(k, c)
+			}
+		default:
+			put(k, m)
+			delete(inScale, k)
+		}
+	}
+	for _, k := range order {
+		s := scaleEntries[k]
+		fv, _ := s["fieldsV1"].(map[string]any)
+		if !inScale[k] || !hasFields(fv, []string{"f:spec", "f:replicas"}) {
+			continue
+		}
+		e := map[string]any{"manager": s["manager"], "operation": s["operation"], "apiVersion": gv, "fieldsType": "FieldsV1", "fieldsV1": fieldsAt(path)}
+		if sub, ok := s["subresource"]; ok {
+			e["subresource"] = sub
+		}
+		if t, ok := times[k]; ok {
+			e["time"] = t
+		}
+		put(k, e)
+	}
+	list := make([]any, 0, len(keys))
+	for _, k := range keys {
+		list = append(list, out[k])
+	}
+	sortManagedFields(list)
+	return list
+}
+
+// sortManagedFields orders entries as kube encodes managedFields
+// (sortEncodedManagedFields): by operation, time (none first), manager,
+// apiVersion and subresource.
+func sortManagedFields(entries []any) {
+	field := func(e any, k string) string {
+		m, _ := e.(map[string]any)
+		s, _ := m[k].(string)
+		return s
+	}
+	seconds := func(e any) int64 {
+		t, err := time.Parse(time.RFC3339, field(e, "time"))
+		if err != nil {
+			return 0
+		}
+		return t.Unix()
+	}
+	slices.SortStableFunc(entries, func(p, q any) int {
+		if c := strings.Compare(field(p, "operation"), field(q, "operation")); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(seconds(p), seconds(q)); c != 0 {
+			return c
+		}
+		for _, k := range []string{"manager", "apiVersion", "subresource"} {
+			if c := strings.Compare(field(p, k), field(q, k)); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+}
+
+// applyScale is a server-side apply to /scale: config, an autoscaling/v1
+// Scale apply configuration, is merged into the object's Scale by
+// scaleFieldManager (a conflict is the 409 of any apply), and the merged
+// replicas and managedFields are written back to the object.
+func (r *Registry) applyScale(ctx context.Context, res *Resource, ns, name string, config Object, o writeOptions, force bool) (storage.Object, error) {
+	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: "scale", Now: r.opts.Now()}
+	o.applied = true // managedFields are scaleToParent's
+	path := fieldsPath(res.Scale.SpecReplicasPath)
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: "PatchOptions", force: force,
+		object: func(old Object, cur storage.Object) (Object, error) {
+			base, _, err := decodeJSON(scalePatchBase(res, old), false)
+			if err != nil {
+				return nil, errInternal(err)
+			}
+			merged, err := scaleFieldManager().Apply(base, config, opts)
+			if err != nil {
+				return nil, applyStatus(res, name, err)
+			}
+			scale := Object(merged)
+			if s := scale.metaString("resourceVersion"); s != "" && s != rv.Format(cur.Revision) {
+				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+			}
+			if got := scale.Name(); got != "" && got != name {
+				return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
+			}
+			replicas, ok := scale.lookup(".spec.replicas")
+			n, isNumber := replicas.(json.Number)
+			if !ok || replicas == nil {
+				n, isNumber = "0", true // an unset int32: kube's Scale has 0
+			}
+			if _, err := n.Int64(); !isNumber || err != nil {
+				return nil, errBadRequest("the body is not a valid autoscaling/v1 Scale: spec.replicas %v is not an integer", replicas)
+			}
+			next := old.deepCopy()
+			next.set(res.Scale.SpecReplicasPath, n)
+			scaleEntries, _ := scale.Meta()["managedFields"].([]any)
+			parentEntries, _ := old.Meta()["managedFields"].([]any)
+			if mf := scaleToParent(parentEntries, scaleEntries, res.GroupVersion(), path); len(mf) > 0 {
+				next.Meta()["managedFields"] = mf
+			} else {
+				delete(next.Meta(), "managedFields")
+			}
+			return next, nil
+		}})
+}
+
+// serveScaleApply reads an apply to /scale as serveApply reads one.
+func (r *Registry) serveScaleApply(rq *routed, body []byte, o writeOptions, force bool) (storage.Object, error) {
+	if rq.URL.Query().Get("fieldManager") == "" {
+		return storage.Object{}, optionsInvalid("PatchOptions", "fieldManager", "FieldValueRequired", "Required value: is required for apply patch")
+	}
+	f := negotiate.YAML
+	if mediaType(rq.Request) == patchApplyCBOR {
+		f = negotiate.CBOR
+	}
+	config, err := decodeBody(f, nil, body)
+	if err != nil {
+		return storage.Object{}, errBadRequest("the apply configuration is not a valid object: %v", err)
+	}
+	return r.applyScale(rq.Context(), rq.res, rq.namespace, rq.name, config, o, force)
 }
