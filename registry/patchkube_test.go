@@ -127,7 +127,7 @@ func TestPatchErrorsAsKube(t *testing.T) {
 		{name: "status replicas a string", method: "PATCH", path: sprocketsPath + "/g/status", ct: mergePatch,
 			body: `{"status":{"readyReplicas":"two"}}`, code: 422, reason: "Invalid",
 			message: `Sprocket.example.com "g" is invalid: .status.readyReplicas: Invalid value: 0: .status.readyReplicas accessor error: two is of the type string, expected int64`,
-			causes: []string{`.status.readyReplicas: Invalid value: 0: .status.readyReplicas accessor error: two is of the type string, expected int64`}},
+			causes:  []string{`.status.readyReplicas: Invalid value: 0: .status.readyReplicas accessor error: two is of the type string, expected int64`}},
 		{name: "scale apply conflicts with the creator", method: "PATCH", path: sprocketsPath + "/g/scale?fieldManager=scaler", ct: applyPatch,
 			body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"g"},"spec":{"replicas":5}}`, code: 409, reason: "Conflict",
 			message: `Apply failed with 1 conflict: conflict with "creator" using autoscaling/v1: .spec.replicas`,
