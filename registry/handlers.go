@@ -2,12 +2,14 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/registry/internal/deleteopts"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
@@ -282,6 +284,19 @@ func forceOption(q url.Values, apply bool) (bool, error) {
 	return v[0] != "0" && !strings.EqualFold(v[0], "false"), nil
 }
 
+// decodeApplyConfig decodes an apply body of format f. YAML that does not
+// convert to JSON is kube's 400 "error encoding patch: <the YAML error>".
+func decodeApplyConfig(f negotiate.Format, body []byte) (Object, error) {
+	config, err := decodeBody(f, nil, body)
+	switch {
+	case errors.Is(err, codec.ErrInvalidYAML):
+		return nil, errBadRequest("error encoding patch: %s", strings.TrimPrefix(err.Error(), codec.ErrInvalidYAML.Error()+": "))
+	case err != nil:
+		return nil, errBadRequest("the apply configuration is not a valid object: %v", err)
+	}
+	return config, nil
+}
+
 // serveApply answers a server-side apply: 201 when it created the object.
 func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Target, body []byte, o writeOptions, force bool) error {
 	if rq.URL.Query().Get("fieldManager") == "" {
@@ -291,9 +306,9 @@ func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Tar
 	if mediaType(rq.Request) == patchApplyCBOR {
 		f = negotiate.CBOR
 	}
-	config, err := decodeBody(f, nil, body)
+	config, err := decodeApplyConfig(f, body)
 	if err != nil {
-		return errBadRequest("the apply configuration is not a valid object: %v", err)
+		return err
 	}
 	if f == negotiate.YAML {
 		if err := applyDuplicates(rq.Context(), o, body, config); err != nil {

@@ -434,9 +434,9 @@ func (r *Registry) serveScaleApply(rq *routed, body []byte, o writeOptions, forc
 	if mediaType(rq.Request) == patchApplyCBOR {
 		f = negotiate.CBOR
 	}
-	config, err := decodeBody(f, nil, body)
+	config, err := decodeApplyConfig(f, body)
 	if err != nil {
-		return storage.Object{}, errBadRequest("the apply configuration is not a valid object: %v", err)
+		return storage.Object{}, err
 	}
 	return r.applyScale(rq.Context(), rq.res, rq.namespace, rq.name, config, o, force)
 }
