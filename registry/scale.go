@@ -19,7 +19,9 @@ import (
 )
 
 // The scale subresource (META-4): an autoscaling/v1 Scale mapped onto the
-// resource's replica paths, and user-defined subresources.
+// resource's replica paths, and user-defined subresources. PUT and PATCH
+// (JSON, merge) write the Scale (updateScale); a server-side apply merges
+// into it with the Scale's own field manager (applyScale, scalepatch.go).
 
 type scaleObject struct {
 	Kind       string         `json:"kind"`
