@@ -23,6 +23,9 @@ var (
 type Error struct {
 	Kind error
 	Msg  string
+	// Patched is the patched document when the patch applied but left no
+	// JSON object (an ErrApply): kube quotes it in its answer.
+	Patched []byte
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -46,6 +49,12 @@ type Options struct {
 	// may add (json-patch's AccumulatedCopySizeLimit): 0 means
 	// DefaultMaxCopyBytes, a negative value no bound.
 	MaxCopyBytes int64
+	// IgnoreFieldValidation is kube's fieldValidation=Ignore: a JSON patch
+	// is then not decoded into kube's op list (done for Strict and Warn),
+	// so a body that is not a list of operations fails json-patch's own
+	// decoding ("json: cannot unmarshal object into Go value of type
+	// jsonpatch.Patch").
+	IgnoreFieldValidation bool
 }
 
 func (o Options) maxOperations() int {
@@ -77,13 +86,20 @@ type jsonPatchOp struct {
 	Value any    `json:"value"`
 }
 
-// jsonPatchOpType is how encoding/json names []jsonPatchOp in this package,
-// and kubeJSONPatchOpType how it names kube's own type (in its handlers
-// package), which kube-apiserver's messages carry.
-const (
-	jsonPatchOpType     = "patch.jsonPatchOp"
-	kubeJSONPatchOpType = "handlers.jsonPatchOp"
+// jsonPatchOpNames renames this package's jsonPatchOp in encoding/json's
+// messages to kube's own type (in its handlers package), which
+// kube-apiserver's messages carry.
+var jsonPatchOpNames = strings.NewReplacer("patch.jsonPatchOp", "handlers.jsonPatchOp")
+
+// jsonPatchDoc and jsonPatchOperation are the shapes json-patch v4 decodes
+// a JSON patch into (jsonpatch.Patch, jsonpatch.Operation), named as kube's
+// messages name them by jsonPatchDocNames.
+type (
+	jsonPatchDoc       []jsonPatchOperation
+	jsonPatchOperation map[string]*json.RawMessage
 )
+
+var jsonPatchDocNames = strings.NewReplacer("patch.jsonPatchDoc", "jsonpatch.Patch", "patch.jsonPatchOperation", "jsonpatch.Operation")
 
 // Messages kube-apiserver answers with (gopkg.in/evanphx/json-patch.v4's
 // ErrBadJSONPatch for a null merge patch, its patch handler's own for a
@@ -121,14 +137,23 @@ func JSONPatch(original, patch []byte, opts Options) ([]byte, error) {
 	}
 	// kube-apiserver decodes the body into its op list first (field
 	// validation), so a body that is not a list of ops is a 400 with this
-	// message.
-	var ops []jsonPatchOp
-	if err := json.Unmarshal(patch, &ops); err != nil {
-		msg := strings.ReplaceAll(err.Error(), jsonPatchOpType, kubeJSONPatchOpType)
-		return nil, &Error{Kind: ErrBadPatch, Msg: "error decoding patch: " + msg}
+	// message; without field validation, json-patch's decoding fails.
+	var n int
+	if opts.IgnoreFieldValidation {
+		var doc jsonPatchDoc
+		if err := json.Unmarshal(patch, &doc); err != nil {
+			return nil, &Error{Kind: ErrBadPatch, Msg: jsonPatchDocNames.Replace(err.Error())}
+		}
+		n = len(doc)
+	} else {
+		var ops []jsonPatchOp
+		if err := json.Unmarshal(patch, &ops); err != nil {
+			return nil, &Error{Kind: ErrBadPatch, Msg: "error decoding patch: " + jsonPatchOpNames.Replace(err.Error())}
+		}
+		n = len(ops)
 	}
-	if max := opts.maxOperations(); max >= 0 && len(ops) > max {
-		return nil, &Error{Kind: ErrTooLarge, Msg: fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", max, len(ops))}
+	if max := opts.maxOperations(); max >= 0 && n > max {
+		return nil, &Error{Kind: ErrTooLarge, Msg: fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", max, n)}
 	}
 	p, err := jsonpatch.DecodePatch(patch)
 	if err != nil {
@@ -187,7 +212,7 @@ func checkObject(doc []byte) error {
 
 func result(out []byte) ([]byte, error) {
 	if !isObject(out) {
-		return nil, &Error{Kind: ErrApply, Msg: "the patched object is not a JSON object: " + abbreviate(out)}
+		return nil, &Error{Kind: ErrApply, Msg: "the patched object is not a JSON object: " + abbreviate(out), Patched: out}
 	}
 	return out, nil
 }

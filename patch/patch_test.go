@@ -79,6 +79,14 @@ func TestJSONPatch(t *testing.T) {
 		{name: "unknown op", doc: widget, patch: `[{"op":"frobnicate","path":"/a"}]`, err: ErrApply, msg: "unsupported operation"},
 		{name: "missing path field", doc: widget, patch: `[{"op":"remove"}]`, err: ErrApply, msg: "path"},
 		{name: "empty body", doc: widget, patch: ``, err: ErrBadPatch, msg: "invalid JSON patch"},
+		{name: "object not list, field validation ignored", doc: widget, patch: `{"op":"add"}`, opts: Options{IgnoreFieldValidation: true},
+			err: ErrBadPatch, msg: "json: cannot unmarshal object into Go value of type jsonpatch.Patch"},
+		{name: "op not an object, field validation ignored", doc: widget, patch: `[1]`, opts: Options{IgnoreFieldValidation: true},
+			err: ErrBadPatch, msg: "json: cannot unmarshal number into Go value of type jsonpatch.Operation"},
+		{name: "path not string, field validation ignored", doc: widget, patch: `[{"op":"add","path":1,"value":1}]`, opts: Options{IgnoreFieldValidation: true},
+			err: ErrApply, msg: "path"},
+		{name: "replace, field validation ignored", doc: `{"a":1}`, patch: `[{"op":"replace","path":"/a","value":2}]`, opts: Options{IgnoreFieldValidation: true},
+			want: `{"a":2}`},
 		{name: "too many operations before a bad one", doc: `{"a":1}`, patch: `[{"op":"frobnicate"},{"op":"frobnicate"}]`,
 			opts: Options{MaxOperations: 1}, err: ErrTooLarge, msg: "The allowed maximum operations in a JSON patch is 1, got 2"},
 		{name: "too many operations", doc: `{"a":1}`, patch: `[` + strings.Repeat(`{"op":"test","path":"/a","value":1},`, 3) + `{"op":"test","path":"/a","value":1}]`,
@@ -164,6 +172,20 @@ func TestMergePatch(t *testing.T) {
 			}
 			sameJSON(t, got, tt.want)
 		})
+	}
+}
+
+// TestPatchedNotAnObject checks that a patch whose result is not an
+// object reports the result, which kube quotes.
+func TestPatchedNotAnObject(t *testing.T) {
+	_, err := JSONPatch([]byte(`{"a":1}`), []byte(`[{"op":"replace","path":"","value":[1]}]`), Options{})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Kind != ErrApply || string(pe.Patched) != `[1]` {
+		t.Fatalf("error %#v; want ErrApply with Patched [1]", err)
+	}
+	_, err = JSONPatch([]byte(`{"a":1}`), []byte(`[{"op":"test","path":"/a","value":2}]`), Options{})
+	if !errors.As(err, &pe) || pe.Kind != ErrApply || pe.Patched != nil {
+		t.Fatalf("error %#v; want ErrApply without Patched", err)
 	}
 }
 

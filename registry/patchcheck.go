@@ -19,10 +19,11 @@ import (
 //     (a merge patch {"metadata":{"labels":"x"}} gives ` "" is invalid:
 //     patch: Invalid value: "{...}": json: cannot unmarshal string into Go
 //     struct field ObjectMeta.labels of type map[string]string`);
-//   - a custom resource patched to another apiVersion is decoded without
-//     its schema (every field but apiVersion, kind and metadata unknown:
-//     warned, or refused under Strict) and then refused by its type
-//     check, 422 on field apiVersion ("must be example.com/v1").
+//   - a custom resource patched to another apiVersion is refused by its
+//     type check, 422 on field apiVersion ("must be example.com/v1"), and
+//     kind when that changed too; another version of its own group and
+//     kind is first decoded without a schema (every field but apiVersion,
+//     kind and metadata unknown: warned, or refused under Strict).
 //
 // o is the write's options (its field validation); nil means fine.
 func checkPatched(ctx context.Context, res *Resource, obj Object, o writeOptions) error {
@@ -35,26 +36,30 @@ func checkPatched(ctx context.Context, res *Resource, obj Object, o writeOptions
 	if !res.Custom || av == "" || av == res.GroupVersion() {
 		return nil
 	}
-	var unknown []string
-	for k := range obj {
-		if k != "apiVersion" && k != "kind" && k != "metadata" {
-			unknown = append(unknown, fmt.Sprintf("unknown field %q", k))
+	kind, _ := obj["kind"].(string)
+	group, _, found := strings.Cut(av, "/")
+	if !found {
+		group = "" // a core version ("v1")
+	}
+	if kind == res.Kind && group == res.Group {
+		// Another version of the resource's own kind: kube's decoder
+		// has no schema for it, and every field but these is unknown.
+		var unknown []string
+		for k := range obj {
+			if k != "apiVersion" && k != "kind" && k != "metadata" {
+				unknown = append(unknown, fmt.Sprintf("unknown field %q", k))
+			}
+		}
+		slices.Sort(unknown)
+		if err := strictProblems(ctx, o, unknown, patchedInvalid(obj)); err != nil {
+			return err
 		}
 	}
-	slices.Sort(unknown)
-	if err := strictProblems(ctx, o, unknown, patchedInvalid(obj)); err != nil {
-		return err
-	}
-	kind, _ := obj["kind"].(string)
 	var errs []FieldError
 	if kind != res.Kind {
 		errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: "kind", Value: kind, Detail: "must be " + res.Kind})
 	}
 	errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: "apiVersion", Value: av, Detail: "must be " + res.GroupVersion()})
-	group, _, found := strings.Cut(av, "/")
-	if !found {
-		group = "" // a core version ("v1")
-	}
 	return errInvalid(&Resource{Group: group, Kind: kind}, obj.Name(), errs)
 }
 

@@ -55,6 +55,7 @@ func TestPatchErrorsAsKube(t *testing.T) {
 		message                      string   // the whole message, unless prefix
 		prefix                       bool     // message is the message's prefix, suffix its end
 		suffix                       string   // with prefix: how the message ends
+		contains                     []string // with prefix: what the message has besides
 		causes                       []string // nil: not checked; "-" none
 		noDetails                    bool     // the Status has no details at all
 		emptyDetails                 bool     // details is {}
@@ -135,6 +136,19 @@ func TestPatchErrorsAsKube(t *testing.T) {
 		{name: "scale apply without a field manager", method: "PATCH", path: sprocketsPath + "/g/scale", ct: applyPatch,
 			body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"g"},"spec":{"replicas":5}}`, code: 422, reason: "Invalid",
 			message: "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"},
+		{name: "json patch leaves no object", method: "PATCH", path: sprocketsPath + "/g", ct: jsonPatch,
+			body: `[{"op":"replace","path":"","value":[1]}]`, code: 422, reason: "Invalid",
+			message: ` "" is invalid: patch: Invalid value: "[1]": couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }`},
+		{name: "json patch not a list, field validation ignored", method: "PATCH", path: sprocketsPath + "/g?fieldValidation=Ignore", ct: jsonPatch,
+			body: `{"op":"add"}`, code: 400, reason: "BadRequest", message: "json: cannot unmarshal object into Go value of type jsonpatch.Patch"},
+		{name: "apiVersion of another group: no warning", method: "PATCH", path: sprocketsPath + "/g", ct: mergePatch,
+			body: `{"apiVersion":"other.example.com/v1"}`, code: 422, reason: "Invalid",
+			message: `Sprocket.other.example.com "g" is invalid: apiVersion: Invalid value: "other.example.com/v1": must be example.com/v1`},
+		{name: "scale labels a string: the untouched managedFields in their order", method: "PATCH", path: sprocketsPath + "/g/scale", ct: mergePatch,
+			body: `{"metadata":{"labels":"x"}}`, code: 422, reason: "Invalid",
+			message: quoted + `\"apiVersion\":\"autoscaling/v1\",\"kind\":\"Scale\",\"metadata\":{\"creationTimestamp\":`, prefix: true,
+			contains: []string{`\"labels\":\"x\",\"managedFields\":[{\"manager\":\"creator\",\"operation\":\"Update\",\"apiVersion\":\"autoscaling/v1\",\"time\":`},
+			suffix:   `,\"spec\":{\"replicas\":1},\"status\":{\"replicas\":0}}": json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string`},
 		{name: "apply of YAML that is not", method: "PATCH", path: sprocketsPath + "/g?fieldManager=a", ct: applyPatch, body: `spec: [`,
 			code: 400, reason: "BadRequest", message: "error encoding patch: yaml: line 1: did not find expected node content"},
 		{name: "scale apply of YAML that is not", method: "PATCH", path: sprocketsPath + "/g/scale?fieldManager=a", ct: applyPatch, body: `spec: [`,
@@ -164,6 +178,11 @@ func TestPatchErrorsAsKube(t *testing.T) {
 				t.Errorf("message %q; want it to start %q and end %q", msg, tt.message, tt.suffix)
 			case !tt.prefix && msg != tt.message:
 				t.Errorf("message %q; want %q", msg, tt.message)
+			}
+			for _, c := range tt.contains {
+				if !strings.Contains(msg, c) {
+					t.Errorf("message %q; want it to contain %q", msg, c)
+				}
 			}
 			if tt.prefix && !json.Valid([]byte(quotedValue(t, msg))) {
 				t.Errorf("the quoted patched object is not JSON: %s", msg)

@@ -164,11 +164,11 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			in := body
 			if method == http.MethodPatch {
 				base := scalePatchBase(res, old)
-				patched, err := applyPatch(&Resource{}, pt, base, body)
+				patched, err := applyPatch(&Resource{}, pt, base, body, o)
 				if err != nil {
 					return nil, err
 				}
-				if err := scalePatchedInvalid(base, patched); err != nil {
+				if err := scalePatchedInvalid(pt, body, patched); err != nil {
 					return nil, err
 				}
 				in = patched

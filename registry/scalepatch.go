@@ -72,25 +72,34 @@ func orderedJSON(buf *bytes.Buffer, m map[string]any, order []string, inner func
 func typedMetaJSON(md map[string]any) []byte {
 	var buf bytes.Buffer
 	orderedJSON(&buf, md, objectMetaOrder, func(k string, v any) []byte {
-		l, ok := v.([]any)
-		if k != "managedFields" || !ok {
-			return mustJSON(v)
+		if k == "managedFields" {
+			return managedFieldsJSON(v)
 		}
-		var lb bytes.Buffer
-		lb.WriteByte('[')
-		for i, e := range l {
-			if i > 0 {
-				lb.WriteByte(',')
-			}
-			if em, ok := e.(map[string]any); ok {
-				orderedJSON(&lb, em, managedFieldsOrder, func(_ string, v any) []byte { return mustJSON(v) })
-			} else {
-				lb.Write(mustJSON(e))
-			}
-		}
-		lb.WriteByte(']')
-		return lb.Bytes()
+		return mustJSON(v)
 	})
+	return buf.Bytes()
+}
+
+// managedFieldsJSON is a managedFields list as kube encodes it, each entry
+// in ManagedFieldsEntry's order.
+func managedFieldsJSON(v any) []byte {
+	l, ok := v.([]any)
+	if !ok {
+		return mustJSON(v)
+	}
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, e := range l {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if em, ok := e.(map[string]any); ok {
+			orderedJSON(&buf, em, managedFieldsOrder, func(_ string, v any) []byte { return mustJSON(v) })
+		} else {
+			buf.Write(mustJSON(e))
+		}
+	}
+	buf.WriteByte(']')
 	return buf.Bytes()
 }
 
@@ -144,9 +153,9 @@ func scaleSubresourceFields(entries any, gv string, path []string) []any {
 
 // scalePatchedInvalid checks a patched Scale (JSON) as kube decodes it into
 // an autoscaling/v1 Scale: a type error is its 422 on field "patch"; nil
-// when it decodes. base is the Scale patched, whose metadata the quote
-// keeps in its order when the patch left it alone.
-func scalePatchedInvalid(base, patched []byte) error {
+// when it decodes. pt and body are the patch, which tells what the quote
+// keeps in the Scale's order (v4Touched).
+func scalePatchedInvalid(pt string, body, patched []byte) error {
 	m, _, err := jsonobj.Decode(patched, false)
 	if err != nil || m == nil {
 		return nil // updateScale's own decoding reports it
@@ -155,17 +164,86 @@ func scalePatchedInvalid(base, patched []byte) error {
 	if msg == "" {
 		return nil
 	}
-	bm, _, _ := jsonobj.Decode(base, false)
 	var buf bytes.Buffer
-	orderedJSON(&buf, m, nil, func(k string, v any) []byte {
-		if md, ok := v.(map[string]any); ok && k == "metadata" && deepEqual(v, bm["metadata"]) {
-			return typedMetaJSON(md)
-		}
-		return mustJSON(v)
-	})
+	writeV4(&buf, m, nil, v4Touched(pt, body), typedScaleJSON)
 	c := FieldError{Type: "FieldValueInvalid", Field: "patch", Value: buf.String(), Detail: msg}
 	return newStatus(http.StatusUnprocessableEntity, "Invalid", ` "" is invalid: `+c.Error(),
 		&StatusDetails{Causes: []StatusCause{{Type: c.Type, Message: c.ErrorBody(), Field: c.Field}}})
+}
+
+// writeV4 writes v, at path in a patched document, as
+// gopkg.in/evanphx/json-patch.v4 writes its result: an object the patch
+// went into (touched) is re-encoded with sorted keys, anything else keeps
+// the original's encoding (typed).
+func writeV4(buf *bytes.Buffer, v any, path []string, touched func([]string) bool, typed func([]string, any) []byte) {
+	m, ok := v.(map[string]any)
+	if !ok || !touched(path) {
+		buf.Write(typed(path, v))
+		return
+	}
+	orderedJSON(buf, m, nil, func(k string, child any) []byte {
+		var b bytes.Buffer
+		writeV4(&b, child, append(slices.Clip(path), k), touched, typed)
+		return b.Bytes()
+	})
+}
+
+// v4Touched reports the objects of a document that json-patch v4 decodes
+// (and so re-encodes) applying body, a patch of type pt: the root, and
+// for a merge patch each object the patch merges an object into, for a
+// JSON patch each parent of an operation's path or from.
+func v4Touched(pt string, body []byte) func([]string) bool {
+	var parents [][]string
+	if pt == patchJSON {
+		var ops []struct{ Path, From string }
+		_ = json.Unmarshal(body, &ops)
+		for _, op := range ops {
+			for _, p := range []string{op.Path, op.From} {
+				parts := strings.Split(p, "/")
+				for j, t := range parts {
+					parts[j] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+				}
+				for i := 1; i < len(parts); i++ {
+					parents = append(parents, slices.Clone(parts[1:i]))
+				}
+			}
+		}
+		return func(path []string) bool {
+			return len(path) == 0 || slices.ContainsFunc(parents, func(p []string) bool { return slices.Equal(p, path) })
+		}
+	}
+	var p any
+	_ = json.Unmarshal(body, &p)
+	return func(path []string) bool {
+		cur := p
+		for _, k := range path {
+			m, _ := cur.(map[string]any)
+			cur = m[k]
+		}
+		_, ok := cur.(map[string]any)
+		return ok
+	}
+}
+
+// typedScaleJSON is the value at path of a Scale as kube encodes it:
+// metadata and its managedFields in their Go struct order, the rest
+// (spec, status: their struct order is sorted) sorted.
+func typedScaleJSON(path []string, v any) []byte {
+	switch {
+	case len(path) == 1 && path[0] == "metadata":
+		if md, ok := v.(map[string]any); ok {
+			return typedMetaJSON(md)
+		}
+	case len(path) == 2 && path[0] == "metadata" && path[1] == "managedFields":
+		return managedFieldsJSON(v)
+	case len(path) == 3 && path[0] == "metadata" && path[1] == "managedFields":
+		if em, ok := v.(map[string]any); ok {
+			var buf bytes.Buffer
+			orderedJSON(&buf, em, managedFieldsOrder, func(_ string, v any) []byte { return mustJSON(v) })
+			return buf.Bytes()
+		}
+	}
+	return mustJSON(v)
 }
 
 // scaleDecodeError is encoding/json's first type error decoding m into an
