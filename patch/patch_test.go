@@ -232,8 +232,10 @@ func FuzzJSONPatch(f *testing.F) {
 		f.Add([]byte(s[0]), []byte(s[1]))
 	}
 	f.Fuzz(func(t *testing.T, doc, p []byte) {
-		out, err := JSONPatch(doc, p, Options{MaxOperations: 50, MaxCopyBytes: 1 << 16})
-		checkFuzzResult(t, out, err)
+		for _, ignore := range []bool{false, true} {
+			out, err := JSONPatch(doc, p, Options{MaxOperations: 50, MaxCopyBytes: 1 << 16, IgnoreFieldValidation: ignore})
+			checkFuzzResult(t, out, err)
+		}
 	})
 }
 
