@@ -330,9 +330,7 @@ func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Tar
 // checkPatchType refuses patch types the resource does not take (415):
 // strategic merge needs a schema to know the merge keys (PATCH-3; kube
 // answers 415 to it for every custom resource, kapi merges by the CRD's
-// schema). The 415 lists the types as kube does: without strategic merge
-// for a custom resource, without CBOR apply (behind a feature gate that is
-// off in kube; kapi takes it).
+// schema).
 func checkPatchType(res *Resource, pt string) error {
 	switch {
 	case pt == patchJSON || pt == patchMerge || pt == patchApply || pt == patchApplyCBOR:
@@ -340,16 +338,19 @@ func checkPatchType(res *Resource, pt string) error {
 	case pt == patchSMP && res.Schema != nil:
 		return nil
 	}
-	supported := []string{patchJSON, patchMerge}
-	if res.Schema != nil && !res.Custom {
-		supported = append(supported, patchSMP)
-	}
-	return errUnsupportedPatchType(append(supported, patchApply))
+	return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply})
 }
 
 // errUnsupportedPatchType is kube's 415 for a PATCH of a type the resource
-// does not take: its negotiation error, a Status without details.
-func errUnsupportedPatchType(supported []string) *StatusError {
+// does not take. For a custom resource, its handler's negotiation error: a
+// Status without details listing the types (supported: kube's, without
+// its CBOR apply, behind a feature gate that is off; kapi takes
+// application/apply-patch+cbor and, with a schema, strategic merge). For
+// a built-in kind, its router's answer, before any handler.
+func errUnsupportedPatchType(res *Resource, supported []string) *StatusError {
+	if !res.Custom {
+		return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "415: Unsupported Media Type", &StatusDetails{})
+	}
 	return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
 		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(supported, ", "), nil)
 }

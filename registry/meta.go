@@ -176,11 +176,15 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	}
 	meta, oldMeta := obj.Meta(), old.Meta()
 	if uid := obj.UID(); uid != "" && uid != old.UID() {
-		// kube checks the metadata of an update twice, in its generic
-		// BeforeUpdate and in the kind's ValidateUpdate: the error is
-		// named once in the message, twice in the causes.
-		immutable := FieldError{Type: "FieldValueInvalid", Field: "metadata.uid", Value: uid, Detail: "field is immutable"}
-		return nil, errInvalid(res, obj.Name(), []FieldError{immutable, immutable})
+		// kube checks a custom resource's metadata twice, in its generic
+		// BeforeUpdate and in the custom resource strategy's
+		// ValidateUpdate: the error is named once in the message, twice
+		// in the causes.
+		errs := []FieldError{{Type: "FieldValueInvalid", Field: "metadata.uid", Value: uid, Detail: "field is immutable"}}
+		if res.Custom {
+			errs = append(errs, errs[0])
+		}
+		return nil, errInvalid(res, obj.Name(), errs)
 	}
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"} {
 		if v, ok := oldMeta[k]; ok {

@@ -216,7 +216,7 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 			po := o
 			po.duplicates = append(slices.Clip(o.duplicates), dups...)
 			if patchType != patchSMP { // kube decodes a strategic merge's result otherwise
-				if err := checkPatched(ctx, res, obj, po); err != nil {
+				if err := checkPatched(ctx, res, obj, po, patchType, body); err != nil {
 					return nil, err
 				}
 			}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,11 +26,21 @@ import (
 //     kind is first decoded without a schema (every field but apiVersion,
 //     kind and metadata unknown: warned, or refused under Strict).
 //
-// o is the write's options (its field validation); nil means fine.
-func checkPatched(ctx context.Context, res *Resource, obj Object, o writeOptions) error {
+// o is the write's options (its field validation), pt and body the
+// patch; nil means fine. For a built-in kind, the metadata error names
+// its field by its path (ObjectMeta.metadata.labels), and the quote keeps
+// the typed object's field order where the patch did not go (writeV4).
+func checkPatched(ctx context.Context, res *Resource, obj Object, o writeOptions, pt string, body []byte) error {
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if msg := objectMetaDecodeError(md); msg != "" {
-			return patchedInvalid(obj)(msg)
+			if res.Custom { // its metadata decoded alone, its JSON sorted
+				return patchedInvalid(obj)(msg)
+			}
+			// A built-in kind's object decoded whole, as json-patch v4
+			// wrote it from the typed object's JSON.
+			var buf bytes.Buffer
+			writeV4(&buf, map[string]any(obj), nil, v4Touched(pt, body), typedJSON)
+			return patchInvalid(buf.String(), strings.Replace(msg, "Go struct field ObjectMeta.", "Go struct field ObjectMeta.metadata.", 1))
 		}
 	}
 	av, _ := obj["apiVersion"].(string)

@@ -106,9 +106,8 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *routed) error {
 	apply := rq.Method == http.MethodPatch && (pt == patchApply || pt == patchApplyCBOR)
 	if rq.Method == http.MethodPatch {
 		if pt != patchJSON && pt != patchMerge && !apply {
-			// kube's list for a scale (a custom resource's; kapi has no
-			// strategic merge of a Scale).
-			return errUnsupportedPatchType([]string{patchJSON, patchMerge, patchApply})
+			// kapi has no strategic merge of a Scale.
+			return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply})
 		}
 	} else if f, err = bodyFormat(rq.Request, false); err != nil {
 		return err

@@ -165,8 +165,14 @@ func scalePatchedInvalid(pt string, body, patched []byte) error {
 		return nil
 	}
 	var buf bytes.Buffer
-	writeV4(&buf, m, nil, v4Touched(pt, body), typedScaleJSON)
-	c := FieldError{Type: "FieldValueInvalid", Field: "patch", Value: buf.String(), Detail: msg}
+	writeV4(&buf, m, nil, v4Touched(pt, body), typedJSON)
+	return patchInvalid(buf.String(), msg)
+}
+
+// patchInvalid is kube's 422 for a patched object it cannot decode: on
+// field "patch", quoting the patched JSON, with the decoding error.
+func patchInvalid(patched, msg string) error {
+	c := FieldError{Type: "FieldValueInvalid", Field: "patch", Value: patched, Detail: msg}
 	return newStatus(http.StatusUnprocessableEntity, "Invalid", ` "" is invalid: `+c.Error(),
 		&StatusDetails{Causes: []StatusCause{{Type: c.Type, Message: c.ErrorBody(), Field: c.Field}}})
 }
@@ -225,10 +231,11 @@ func v4Touched(pt string, body []byte) func([]string) bool {
 	}
 }
 
-// typedScaleJSON is the value at path of a Scale as kube encodes it:
-// metadata and its managedFields in their Go struct order, the rest
-// (spec, status: their struct order is sorted) sorted.
-func typedScaleJSON(path []string, v any) []byte {
+// typedJSON is the value at path of a typed object (a Scale, a built-in
+// kind) as kube encodes it: metadata and its managedFields in their Go
+// struct order, the rest sorted (a Scale's spec and status, a ConfigMap's
+// data: their order is that).
+func typedJSON(path []string, v any) []byte {
 	switch {
 	case len(path) == 1 && path[0] == "metadata":
 		if md, ok := v.(map[string]any); ok {
