@@ -199,7 +199,7 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			}
 			// A custom resource's negative replicas are refused by the
 			// object's validation (validateScale), as kube's.
-			if s.Spec.Replicas == nil || *s.Spec.Replicas < 0 && !res.Custom {
+			if s.Spec.Replicas == nil || (*s.Spec.Replicas < 0 && !res.Custom) {
 				return nil, errInvalid(&Resource{Group: "autoscaling", Kind: "Scale"}, name, []FieldError{{Type: "FieldValueInvalid", Field: "spec.replicas",
 					Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
 			}
