@@ -7,16 +7,23 @@
 // Every error is an [*Error] whose Kind tells the HTTP layer how to answer,
 // as kube-apiserver's patch handler does:
 //
-//	ErrBadPatch  400 Bad Request           the body is not a valid patch
+//	ErrBadPatch  400 Bad Request           the body is not a valid patch (not
+//	                                       JSON: "invalid JSON patch"; a JSON
+//	                                       patch not a list of operations; a
+//	                                       merge patch null or not an object)
 //	ErrTooLarge  413 Request Entity Too Large  too many operations
-//	ErrApply     422 Unprocessable Entity  the patch does not apply (missing
-//	                                       path, failed test, copy limit) or
-//	                                       the result is not a JSON object
+//	ErrApply     422 Unprocessable Entity  the patch does not apply (unknown
+//	                                       op, missing field or path, failed
+//	                                       test, copy limit) or the result is
+//	                                       not a JSON object
 //	ErrDocument  500                       the original is not a JSON object
 //	ErrSchema    500                       server-side apply: the object does
 //	                                       not fit the schema (kube's 500)
 //
-// Msg is the message kube-apiserver sends in each case. A server-side
+// Msg is the message kube-apiserver sends in each case, but for a JSON
+// patch's ErrApply: kube answers it with a fixed text ("the server rejected
+// our request due to an error in our request"), which the HTTP layer
+// sends; Msg keeps json-patch's reason. A server-side
 // apply conflict is a [*ConflictError] (ErrConflict, 409 with one
 // FieldManagerConflict cause per field).
 package patch

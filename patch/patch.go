@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
@@ -22,6 +23,9 @@ var (
 type Error struct {
 	Kind error
 	Msg  string
+	// Patched is the patched document when the patch applied but left no
+	// JSON object (an ErrApply): kube quotes it in its answer.
+	Patched []byte
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -45,6 +49,12 @@ type Options struct {
 	// may add (json-patch's AccumulatedCopySizeLimit): 0 means
 	// DefaultMaxCopyBytes, a negative value no bound.
 	MaxCopyBytes int64
+	// IgnoreFieldValidation is kube's fieldValidation=Ignore: a JSON patch
+	// is then not decoded into kube's op list (done for Strict and Warn),
+	// so a body that is not a list of operations fails json-patch's own
+	// decoding ("json: cannot unmarshal object into Go value of type
+	// jsonpatch.Patch").
+	IgnoreFieldValidation bool
 }
 
 func (o Options) maxOperations() int {
@@ -68,7 +78,7 @@ func (o Options) maxCopyBytes() int64 {
 }
 
 // jsonPatchOp is the shape kube-apiserver decodes a JSON patch into before
-// applying it; decoding errors name it as kube's do.
+// applying it; decoding errors name it as kube's do (jsonPatchOpType).
 type jsonPatchOp struct {
 	Op    string `json:"op"`
 	Path  string `json:"path"`
@@ -76,25 +86,80 @@ type jsonPatchOp struct {
 	Value any    `json:"value"`
 }
 
+// jsonPatchOpNames renames this package's jsonPatchOp in encoding/json's
+// messages to kube's own type (in its handlers package), which
+// kube-apiserver's messages carry.
+var jsonPatchOpNames = strings.NewReplacer("patch.jsonPatchOp", "handlers.jsonPatchOp")
+
+// jsonPatchDoc and jsonPatchOperation are the shapes json-patch v4 decodes
+// a JSON patch into (jsonpatch.Patch, jsonpatch.Operation), named as kube's
+// messages name them by jsonPatchDocNames.
+type (
+	jsonPatchDoc       []jsonPatchOperation
+	jsonPatchOperation map[string]*json.RawMessage
+)
+
+var jsonPatchDocNames = strings.NewReplacer("patch.jsonPatchDoc", "jsonpatch.Patch", "patch.jsonPatchOperation", "jsonpatch.Operation")
+
+// Messages kube-apiserver answers with (gopkg.in/evanphx/json-patch.v4's
+// ErrBadJSONPatch for a null merge patch, its patch handler's own for a
+// body that is not JSON).
+const (
+	msgInvalidJSON = "invalid JSON patch"
+	msgNullMerge   = "Invalid JSON Patch"
+)
+
+// CheckJSON refuses a patch body that is not one JSON value (ErrBadPatch),
+// as kube-apiserver does before it reads the object to patch: 400 "invalid
+// JSON patch", whatever the patch type but apply. json.Valid also bounds
+// the nesting depth. JSONPatch, MergePatch and StrategicMerge check it too.
+func CheckJSON(patch []byte) error {
+	if !json.Valid(patch) {
+		return &Error{Kind: ErrBadPatch, Msg: msgInvalidJSON}
+	}
+	return nil
+}
+
 // JSONPatch applies an RFC 6902 patch (add, remove, replace, move, copy,
 // test) to original, a JSON object, and returns the patched object.
+//
+// As in kube-apiserver, only a body that is not a list of operations is a
+// bad patch (ErrBadPatch); an operation that is unknown or lacks a field
+// fails when it is applied, like a failed test or a missing path
+// (ErrApply). kube answers ErrApply with a fixed text; Msg keeps
+// json-patch's own.
 func JSONPatch(original, patch []byte, opts Options) ([]byte, error) {
 	if err := checkObject(original); err != nil {
 		return nil, err
 	}
+	if err := CheckJSON(patch); err != nil {
+		return nil, err
+	}
 	// kube-apiserver decodes the body into its op list first (field
 	// validation), so a body that is not a list of ops is a 400 with this
-	// message. encoding/json also bounds the nesting depth here.
-	var ops []jsonPatchOp
-	if err := json.Unmarshal(patch, &ops); err != nil {
-		return nil, &Error{Kind: ErrBadPatch, Msg: "error decoding patch: " + err.Error()}
+	// message; without field validation, json-patch's decoding fails.
+	var n int
+	if opts.IgnoreFieldValidation {
+		var doc jsonPatchDoc
+		if err := json.Unmarshal(patch, &doc); err != nil {
+			return nil, &Error{Kind: ErrBadPatch, Msg: jsonPatchDocNames.Replace(err.Error())}
+		}
+		n = len(doc)
+	} else {
+		var ops []jsonPatchOp
+		if err := json.Unmarshal(patch, &ops); err != nil {
+			return nil, &Error{Kind: ErrBadPatch, Msg: "error decoding patch: " + jsonPatchOpNames.Replace(err.Error())}
+		}
+		n = len(ops)
+	}
+	if max := opts.maxOperations(); max >= 0 && n > max {
+		return nil, &Error{Kind: ErrTooLarge, Msg: fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", max, n)}
 	}
 	p, err := jsonpatch.DecodePatch(patch)
 	if err != nil {
-		return nil, &Error{Kind: ErrBadPatch, Msg: err.Error()}
-	}
-	if max := opts.maxOperations(); max >= 0 && len(p) > max {
-		return nil, &Error{Kind: ErrTooLarge, Msg: fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", max, len(p))}
+		// json-patch v5 checks each operation here, kube's v4 when it
+		// applies it.
+		return nil, &Error{Kind: ErrApply, Msg: err.Error()}
 	}
 	ao := jsonpatch.NewApplyOptions()
 	ao.SupportNegativeIndices = true
@@ -107,13 +172,19 @@ func JSONPatch(original, patch []byte, opts Options) ([]byte, error) {
 }
 
 // MergePatch applies an RFC 7386 merge patch to original, a JSON object, and
-// returns the patched object. The patch must be a JSON object (or null, which
-// leaves no object and is an ErrApply), as kube-apiserver requires.
+// returns the patched object. The patch must be a JSON object, as
+// kube-apiserver requires: null is kube's 400 "Invalid JSON Patch".
 func MergePatch(original, patch []byte, _ Options) ([]byte, error) {
 	if err := checkObject(original); err != nil {
 		return nil, err
 	}
-	if !isObject(patch) && !isNull(patch) {
+	if err := CheckJSON(patch); err != nil {
+		return nil, err
+	}
+	if isNull(patch) {
+		return nil, &Error{Kind: ErrBadPatch, Msg: msgNullMerge}
+	}
+	if !isObject(patch) {
 		var v map[string]any
 		err := json.Unmarshal(patch, &v)
 		if err == nil {
@@ -141,7 +212,7 @@ func checkObject(doc []byte) error {
 
 func result(out []byte) ([]byte, error) {
 	if !isObject(out) {
-		return nil, &Error{Kind: ErrApply, Msg: "the patched object is not a JSON object: " + abbreviate(out)}
+		return nil, &Error{Kind: ErrApply, Msg: "the patched object is not a JSON object: " + abbreviate(out), Patched: out}
 	}
 	return out, nil
 }

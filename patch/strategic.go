@@ -82,6 +82,9 @@ func StrategicMerge(original, patch []byte, s *schema.Schema, _ Options) ([]byte
 	if err := decodeNumbers(original, &doc); err != nil {
 		return nil, &Error{Kind: ErrDocument, Msg: "the object to patch is not a valid JSON object"}
 	}
+	if err := CheckJSON(patch); err != nil {
+		return nil, err
+	}
 	var p map[string]any
 	if err := decodeNumbers(patch, &p); err != nil {
 		return nil, &Error{Kind: ErrBadPatch, Msg: err.Error()}

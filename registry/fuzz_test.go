@@ -33,6 +33,9 @@ func FuzzWriteBodies(f *testing.F) {
 		"apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  ports:\n  - {port: 80, protocol: TCP}\n",
 		`{"spec":{"ports":[{"port":80,"protocol":"TCP","name":"x"},{"$patch":"delete","port":81,"protocol":"TCP"}],"$setElementOrder/ports":[{"port":80,"protocol":"TCP"}]}}`,
 		`{"metadata":{"managedFields":[{}]}}`, `{"metadata":{"$deleteFromPrimitiveList/finalizers":["x"]}}`,
+		"apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: a}\nspec: {replicas: 3}\n",
+		`{"spec":{"replicas":"x"}}`, `{"spec":{"replicas":-1}}`, `{"metadata":{"labels":{"a":1}}}`, `{"apiVersion":"example.com/v2"}`,
+		`[{"op":"test","path":"/spec/replicas","value":9}]`, `[{"op":"frobnicate"}]`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -46,7 +49,9 @@ func FuzzWriteBodies(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, res := range []*registry.Resource{widgets(), typed} {
+	custom := widgets() // a custom resource's wire behaviour (kube's for CRDs)
+	custom.Plural, custom.Custom = "cwidgets", true
+	for _, res := range []*registry.Resource{widgets(), typed, custom} {
 		if err := reg.Register(res); err != nil {
 			f.Fatal(err)
 		}
@@ -54,6 +59,8 @@ func FuzzWriteBodies(f *testing.F) {
 	typedPath := "/apis/example.com/v1/namespaces/default/swidgets"
 	reg.ServeHTTP(httptest.NewRecorder(), request("POST", widgetsPath, "application/json", []byte(`{"metadata":{"name":"a"}}`)))
 	reg.ServeHTTP(httptest.NewRecorder(), request("POST", typedPath, "application/json", []byte(`{"metadata":{"name":"a"},"spec":{"ports":[{"port":80,"protocol":"TCP"}]}}`)))
+	customPath := "/apis/example.com/v1/namespaces/default/cwidgets"
+	reg.ServeHTTP(httptest.NewRecorder(), request("POST", customPath, "application/json", []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"replicas":1}}`)))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, rq := range []*http.Request{
 			request("POST", widgetsPath, "application/json", body),
@@ -63,6 +70,14 @@ func FuzzWriteBodies(f *testing.F) {
 			request("PATCH", widgetsPath+"/a?fieldManager=fuzz", "application/apply-patch+yaml", body),
 			request("PATCH", typedPath+"/a", "application/strategic-merge-patch+json", body),
 			request("PATCH", typedPath+"/a?fieldManager=fuzz&force=true", "application/apply-patch+yaml", body),
+			request("PATCH", customPath+"/a", "application/merge-patch+json", body),
+			request("PATCH", customPath+"/a", "application/json-patch+json", body),
+			request("PATCH", customPath+"/a/status", "application/merge-patch+json", body),
+			request("PATCH", customPath+"/a/scale", "application/merge-patch+json", body),
+			request("PATCH", customPath+"/a/scale", "application/json-patch+json", body),
+			request("PATCH", customPath+"/a/scale?fieldManager=fuzz", "application/apply-patch+yaml", body),
+			request("PATCH", widgetsPath+"/a/scale?fieldManager=fuzz&force=true", "application/apply-patch+yaml", body),
+			request("PUT", customPath+"/a/scale", "application/json", body),
 		} {
 			w := httptest.NewRecorder()
 			reg.ServeHTTP(w, rq)
@@ -75,8 +90,14 @@ func FuzzWriteBodies(f *testing.F) {
 			}
 			if w.Code < 300 {
 				name := str(out, "metadata.name")
+				back := strings.TrimSuffix(rq.URL.Path, "/a") + "/" + name
+				if sub := strings.TrimPrefix(rq.URL.Path, customPath+"/a"); sub != rq.URL.Path && sub != "" {
+					back = rq.URL.Path // a subresource reads back as itself
+				} else if strings.HasSuffix(rq.URL.Path, "/scale") {
+					back = rq.URL.Path
+				}
 				g := httptest.NewRecorder()
-				reg.ServeHTTP(g, request("GET", strings.TrimSuffix(rq.URL.Path, "/a")+"/"+name, "", nil))
+				reg.ServeHTTP(g, request("GET", back, "", nil))
 				if g.Code != 200 || !bytes.Equal(g.Body.Bytes(), w.Body.Bytes()) {
 					t.Fatalf("read back %s: got %d %s; want %s", name, g.Code, g.Body, w.Body)
 				}

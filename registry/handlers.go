@@ -2,12 +2,15 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/registry/internal/deleteopts"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
@@ -284,6 +287,19 @@ func forceOption(q url.Values, apply bool) (bool, error) {
 	return v[0] != "0" && !strings.EqualFold(v[0], "false"), nil
 }
 
+// decodeApplyConfig decodes an apply body of format f. YAML that does not
+// convert to JSON is kube's 400 "error encoding patch: <the YAML error>".
+func decodeApplyConfig(f negotiate.Format, body []byte) (Object, error) {
+	config, err := decodeBody(f, nil, body)
+	switch {
+	case errors.Is(err, codec.ErrInvalidYAML):
+		return nil, errBadRequest("error encoding patch: %s", strings.TrimPrefix(err.Error(), codec.ErrInvalidYAML.Error()+": "))
+	case err != nil:
+		return nil, errBadRequest("the apply configuration is not a valid object: %v", err)
+	}
+	return config, nil
+}
+
 // serveApply answers a server-side apply: 201 when it created the object.
 func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Target, body []byte, o writeOptions, force bool) error {
 	if rq.URL.Query().Get("fieldManager") == "" {
@@ -293,9 +309,9 @@ func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Tar
 	if mediaType(rq.Request) == patchApplyCBOR {
 		f = negotiate.CBOR
 	}
-	config, err := decodeBody(f, nil, body)
+	config, err := decodeApplyConfig(f, body)
 	if err != nil {
-		return errBadRequest("the apply configuration is not a valid object: %v", err)
+		return err
 	}
 	if f == negotiate.YAML {
 		if err := applyDuplicates(rq.Context(), o, body, config); err != nil {
@@ -315,8 +331,9 @@ func (r *Registry) serveApply(w http.ResponseWriter, rq *routed, t negotiate.Tar
 }
 
 // checkPatchType refuses patch types the resource does not take (415):
-// strategic merge needs a schema to know the merge keys, as in kube, where
-// custom resources answer 415 to it.
+// strategic merge needs a schema to know the merge keys (PATCH-3; kube
+// answers 415 to it for every custom resource, kapi merges by the CRD's
+// schema).
 func checkPatchType(res *Resource, pt string) error {
 	switch {
 	case pt == patchJSON || pt == patchMerge || pt == patchApply || pt == patchApplyCBOR:
@@ -324,11 +341,21 @@ func checkPatchType(res *Resource, pt string) error {
 	case pt == patchSMP && res.Schema != nil:
 		return nil
 	}
-	supported := []string{patchJSON, patchMerge, patchApply, patchApplyCBOR}
-	if res.Schema != nil {
-		supported = append(supported, patchSMP)
+	return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply})
+}
+
+// errUnsupportedPatchType is kube's 415 for a PATCH of a type the resource
+// does not take. For a custom resource, its handler's negotiation error: a
+// Status without details listing the types (supported: kube's, without
+// its CBOR apply, behind a feature gate that is off; kapi takes
+// application/apply-patch+cbor and, with a schema, strategic merge). For
+// a built-in kind, its router's answer, before any handler.
+func errUnsupportedPatchType(res *Resource, supported []string) *StatusError {
+	if !res.Custom {
+		return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "415: Unsupported Media Type", &StatusDetails{})
 	}
-	return errUnsupportedMediaType(pt, supported)
+	return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(supported, ", "), nil)
 }
 
 func (r *Registry) servePatch(w http.ResponseWriter, rq *routed) error {
@@ -356,6 +383,9 @@ func (r *Registry) servePatch(w http.ResponseWriter, rq *routed) error {
 	}
 	if apply {
 		return r.serveApply(w, rq, t, body, o, force)
+	}
+	if err := patch.CheckJSON(body); err != nil { // before the object is read, as kube
+		return patchStatus(err)
 	}
 	if o.fieldValidation != fieldIgnore {
 		o.duplicates = patchDuplicates(pt, body)

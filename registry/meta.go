@@ -125,7 +125,7 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)
-	errs = append(errs, validateSpecReplicas(res, obj)...)
+	errs = append(errs, validateScale(res, obj, false)...)
 	if res.Strategy.ValidateCreate != nil {
 		errs = append(errs, res.Strategy.ValidateCreate(ctx, obj)...)
 	}
@@ -176,7 +176,15 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	}
 	meta, oldMeta := obj.Meta(), old.Meta()
 	if uid := obj.UID(); uid != "" && uid != old.UID() {
-		return nil, errInvalid(res, obj.Name(), []FieldError{{Type: "FieldValueInvalid", Field: "metadata.uid", Value: uid, Detail: "field is immutable"}})
+		// kube checks a custom resource's metadata twice, in its generic
+		// BeforeUpdate and in the custom resource strategy's
+		// ValidateUpdate: the error is named once in the message, twice
+		// in the causes.
+		errs := []FieldError{{Type: "FieldValueInvalid", Field: "metadata.uid", Value: uid, Detail: "field is immutable"}}
+		if res.Custom {
+			errs = append(errs, errs[0])
+		}
+		return nil, errInvalid(res, obj.Name(), errs)
 	}
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"} {
 		if v, ok := oldMeta[k]; ok {
@@ -223,9 +231,7 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, old, sub)...)
-	if sub == "" {
-		errs = append(errs, validateSpecReplicas(res, obj)...)
-	}
+	errs = append(errs, validateScale(res, obj, sub == "status")...)
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)
 	}

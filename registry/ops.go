@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -203,7 +205,7 @@ func attemptCopy(res *Resource, obj Object, hooks bool) Object {
 func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub, patchType string, body []byte, o writeOptions) (storage.Object, error) {
 	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
 		object: func(old Object, cur storage.Object) (Object, error) {
-			patched, err := applyPatch(res, patchType, jsonobj.WithRV(cur.Value, cur.Revision), body)
+			patched, err := applyPatch(res, patchType, jsonobj.WithRV(cur.Value, cur.Revision), body, o)
 			if err != nil {
 				return nil, err
 			}
@@ -213,6 +215,11 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 			}
 			po := o
 			po.duplicates = append(slices.Clip(o.duplicates), dups...)
+			if patchType != patchSMP { // kube decodes a strategic merge's result otherwise
+				if err := checkPatched(ctx, res, obj, po, patchType, body); err != nil {
+					return nil, err
+				}
+			}
 			var refuse func(string) error // Strict's, which quotes the patched object
 			if o.fieldValidation == fieldStrict {
 				refuse = patchedInvalid(obj)
@@ -296,23 +303,53 @@ func applyStatus(res *Resource, name string, err error) error {
 	return newStatus(http.StatusConflict, "Conflict", ce.Error(), &StatusDetails{Causes: causes})
 }
 
+// msgJSONPatchNotApplied is kube's message for a JSON patch that does not
+// apply.
+const msgJSONPatchNotApplied = "the server rejected our request due to an error in our request"
+
 // applyPatch applies a JSON, merge or strategic merge patch, mapping
 // failures as kube's patch handler does.
-func applyPatch(res *Resource, patchType string, original, body []byte) ([]byte, error) {
+func applyPatch(res *Resource, patchType string, original, body []byte, o writeOptions) ([]byte, error) {
 	var out []byte
 	var err error
+	opts := patch.Options{IgnoreFieldValidation: o.fieldValidation == fieldIgnore}
 	switch patchType {
 	case patchJSON:
-		out, err = patch.JSONPatch(original, body, patch.Options{})
+		out, err = patch.JSONPatch(original, body, opts)
+		var pe *patch.Error
+		switch {
+		case errors.As(err, &pe) && pe.Kind == patch.ErrApply && pe.Patched != nil && !bytes.Equal(pe.Patched, []byte("null")):
+			// Applied, but not to an object: kube cannot read its
+			// apiVersion and kind, and quotes it.
+			c := FieldError{Type: "FieldValueInvalid", Field: "patch", Value: string(pe.Patched),
+				Detail: "couldn't get version/kind; json parse error: json: cannot unmarshal " + jsonKind(pe.Patched) + ` into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }`}
+			return nil, newStatus(http.StatusUnprocessableEntity, "Invalid", ` "" is invalid: `+c.Error(),
+				&StatusDetails{Causes: []StatusCause{{Type: c.Type, Message: c.ErrorBody(), Field: c.Field}}})
+		case errors.Is(err, patch.ErrApply):
+			// kube's answer to a JSON patch that does not apply, whatever
+			// the reason (a failed test, a missing path, an unknown op):
+			// NewGenericServerResponse(422), a fixed text, empty details.
+			return nil, newStatus(http.StatusUnprocessableEntity, "Invalid", msgJSONPatchNotApplied, &StatusDetails{})
+		}
 	case patchSMP:
-		out, err = patch.StrategicMerge(original, body, res.merge, patch.Options{})
+		out, err = patch.StrategicMerge(original, body, res.merge, opts)
 	default:
-		out, err = patch.MergePatch(original, body, patch.Options{})
+		out, err = patch.MergePatch(original, body, opts)
 	}
 	if err != nil {
 		return nil, patchStatus(err)
 	}
 	return out, nil
+}
+
+// jsonKind is how encoding/json names the kind of the JSON value b in a
+// type error ("array", "string", "number", "bool").
+func jsonKind(b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return "value"
+	}
+	return jsonobj.Kind(v)
 }
 
 func patchStatus(err error) error {

@@ -408,7 +408,12 @@ func (r *Registry) route(method string, info *request.Info) (*routed, verbHandle
 		return nil, nil, errPathNotFound()
 	}
 	ep, ok := endpointOf(res, rq.name, rq.subresource)
-	if !ok {
+	switch {
+	case !ok && res.Custom && rq.name != "" && rq.subresource != "":
+		// kube's custom resource handler answers a subresource the CRD
+		// does not define with the object's NotFound, whatever the verb.
+		return nil, nil, errNotFound(res, rq.name)
+	case !ok:
 		return nil, nil, errPathNotFound()
 	}
 	h := resourceRoutes[ep][info.Verb]

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/rv"
@@ -18,7 +19,9 @@ import (
 )
 
 // The scale subresource (META-4): an autoscaling/v1 Scale mapped onto the
-// resource's replica paths, and user-defined subresources.
+// resource's replica paths, and user-defined subresources. PUT and PATCH
+// (JSON, merge) write the Scale (updateScale); a server-side apply merges
+// into it with the Scale's own field manager (applyScale, scalepatch.go).
 
 type scaleObject struct {
 	Kind       string         `json:"kind"`
@@ -100,26 +103,44 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *routed) error {
 	var body []byte
 	pt := mediaType(rq.Request)
 	f := negotiate.JSON
+	apply := rq.Method == http.MethodPatch && (pt == patchApply || pt == patchApplyCBOR)
 	if rq.Method == http.MethodPatch {
-		if pt != patchJSON && pt != patchMerge {
-			return errUnsupportedMediaType(pt, []string{patchJSON, patchMerge})
+		if pt != patchJSON && pt != patchMerge && !apply {
+			// kapi has no strategic merge of a Scale.
+			return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply})
 		}
 	} else if f, err = bodyFormat(rq.Request, false); err != nil {
+		return err
+	}
+	force, err := forceOption(rq.URL.Query(), apply)
+	if err != nil {
 		return err
 	}
 	if body, err = r.readBody(rq.Request); err != nil {
 		return err
 	}
-	if f != negotiate.JSON { // the Scale as JSON, which updateScale reads
-		obj, err := decodeBody(f, nil, body)
-		if err != nil {
-			return errBadRequest("the request body is not a valid Scale: %v", err)
+	var out storage.Object
+	switch {
+	case apply:
+		if out, err = r.serveScaleApply(rq, body, wo, force); err != nil {
+			return err
 		}
-		body = mustJSON(obj)
-	}
-	out, err := r.updateScale(ctx, res, rq.namespace, rq.name, rq.Method, pt, body, wo)
-	if err != nil {
-		return err
+	default:
+		if rq.Method == http.MethodPatch {
+			if err := patch.CheckJSON(body); err != nil { // before the object is read, as kube
+				return patchStatus(err)
+			}
+		}
+		if f != negotiate.JSON { // the Scale as JSON, which updateScale reads
+			obj, err := decodeBody(f, nil, body)
+			if err != nil {
+				return errBadRequest("the request body is not a valid Scale: %v", err)
+			}
+			body = mustJSON(obj)
+		}
+		if out, err = r.updateScale(ctx, res, rq.namespace, rq.name, rq.Method, pt, body, wo); err != nil {
+			return err
+		}
 	}
 	obj, err := decodeStored(out.Value, out.Revision)
 	if err != nil {
@@ -141,9 +162,12 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 		object: func(old Object, cur storage.Object) (Object, error) {
 			in := body
 			if method == http.MethodPatch {
-				curScale, _ := json.Marshal(scaleOf(res, old))
-				patched, err := applyPatch(&Resource{}, pt, curScale, body)
+				base := scalePatchBase(res, old)
+				patched, err := applyPatch(&Resource{}, pt, base, body, o)
 				if err != nil {
+					return nil, err
+				}
+				if err := scalePatchedInvalid(pt, body, patched); err != nil {
 					return nil, err
 				}
 				in = patched
@@ -173,12 +197,20 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			if s.Metadata.Name != "" && s.Metadata.Name != name {
 				return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", s.Metadata.Name, name)
 			}
-			if s.Spec.Replicas == nil || *s.Spec.Replicas < 0 {
+			// A custom resource's negative replicas are refused by the
+			// object's validation (validateScale), as kube's.
+			if s.Spec.Replicas == nil || (*s.Spec.Replicas < 0 && !res.Custom) {
 				return nil, errInvalid(&Resource{Group: "autoscaling", Kind: "Scale"}, name, []FieldError{{Type: "FieldValueInvalid", Field: "spec.replicas",
 					Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
 			}
 			next := old.deepCopy()
 			changed := intAt(old, res.Scale.SpecReplicasPath) != *s.Spec.Replicas
+			if method == http.MethodPut && (s.Kind == "" || s.APIVersion == "") {
+				// kube's field manager cannot type a Scale sent without
+				// its kind or apiVersion: the write is not tracked (its
+				// error is dropped), as if replicas had not changed.
+				changed = false
+			}
 			next.set(res.Scale.SpecReplicasPath, json.Number(strconv.FormatInt(*s.Spec.Replicas, 10)))
 			meta := next.Meta()
 			entries, _ := meta["managedFields"].([]any)
@@ -191,16 +223,38 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 		}})
 }
 
-// validateSpecReplicas is kube's check of a custom resource's scale
-// replicas path (ValidateScaleSpec): an integer (as kube decodes JSON, 2.0
-// and 1e2 are floats), not negative, within an int32. The field is the
-// path as the CRD writes it (".spec.replicas") and the value 0 when it is
-// not an integer, as kube's.
-func validateSpecReplicas(res *Resource, obj Object) []FieldError {
+// validateScale is kube's check of a custom resource's scale paths
+// (ValidateScaleSpec, unless status, and ValidateScaleStatus), run on
+// every create and update of the object, through /scale too: a status
+// write (status) checks the status paths alone.
+func validateScale(res *Resource, obj Object, status bool) []FieldError {
 	if res.Scale == nil || !res.Custom {
 		return nil
 	}
-	path := res.Scale.SpecReplicasPath
+	var errs []FieldError
+	if !status {
+		errs = validateReplicas(obj, res.Scale.SpecReplicasPath)
+	}
+	errs = append(errs, validateReplicas(obj, res.Scale.StatusReplicasPath)...)
+	if p := res.Scale.LabelSelectorPath; p != "" {
+		if v, ok := obj.lookup(p); ok && v != nil {
+			if _, isString := v.(string); !isString {
+				errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: p, Value: "",
+					Detail: fmt.Sprintf("%s accessor error: %v is of the type %s, expected string", p, accessorValue(v), goTypeName(v))})
+			}
+		}
+	}
+	return errs
+}
+
+// validateReplicas is kube's check of one replicas path: an integer (as
+// kube decodes JSON, 2.0 and 1e2 are floats), not negative, within an
+// int32. The field is the path as the CRD writes it (".spec.replicas")
+// and the value 0 when it is not an integer, as kube's.
+func validateReplicas(obj Object, path string) []FieldError {
+	if path == "" {
+		return nil
+	}
 	v, ok := obj.lookup(path)
 	if !ok || v == nil {
 		return nil
@@ -208,20 +262,8 @@ func validateSpecReplicas(res *Resource, obj Object) []FieldError {
 	n, isNumber := v.(json.Number)
 	i, err := n.Int64()
 	if !isNumber || err != nil {
-		var got any = v
-		typ := "string"
-		switch x := v.(type) {
-		case json.Number:
-			f, _ := x.Float64()
-			got, typ = f, "float64"
-		case bool:
-			typ = "bool"
-		case map[string]any:
-			typ = "map[string]interface {}"
-		case []any:
-			typ = "[]interface {}"
-		}
-		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: int64(0), Detail: fmt.Sprintf("%s accessor error: %v is of the type %s, expected int64", path, got, typ)}}
+		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: int64(0),
+			Detail: fmt.Sprintf("%s accessor error: %v is of the type %s, expected int64", path, accessorValue(v), goTypeName(v))}}
 	}
 	switch {
 	case i < 0:
@@ -230,6 +272,31 @@ func validateSpecReplicas(res *Resource, obj Object) []FieldError {
 		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: i, Detail: fmt.Sprintf("should be less than or equal to %d", math.MaxInt32)}}
 	}
 	return nil
+}
+
+// accessorValue is v as kube's unstructured accessors print it (%v of the
+// decoded value: a non-integer number is a float64).
+func accessorValue(v any) any {
+	if n, ok := v.(json.Number); ok {
+		f, _ := n.Float64()
+		return f
+	}
+	return v
+}
+
+// goTypeName is the Go type kube's unstructured decoding gives v (%T).
+func goTypeName(v any) string {
+	switch v.(type) {
+	case json.Number:
+		return "float64"
+	case bool:
+		return "bool"
+	case map[string]any:
+		return "map[string]interface {}"
+	case []any:
+		return "[]interface {}"
+	}
+	return "string"
 }
 
 // checkScaleBody refuses a Scale body kube refuses (400): another kind or

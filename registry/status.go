@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/kapi-dev/kapi/registry/admission"
@@ -122,11 +123,16 @@ func errConflict(r *Resource, name, why string) *StatusError {
 	return se
 }
 
+// errInvalid is kube's 422 Invalid for field errors of r's object name.
+// As kube's (NewInvalid of field.ErrorList.ToAggregate), the message names (NewInvalid of field.ErrorList.ToAggregate), the message names
+// each distinct error once, the causes list every error.
 func errInvalid(r *Resource, name string, errs []FieldError) *StatusError {
-	msgs := make([]string, len(errs))
+	msgs := make([]string, 0, len(errs))
 	causes := make([]StatusCause, len(errs))
 	for i, e := range errs {
-		msgs[i] = e.Error()
+		if m := e.Error(); !slices.Contains(msgs, m) {
+			msgs = append(msgs, m)
+		}
 		causes[i] = StatusCause{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}
 	}
 	all := msgs[0]
