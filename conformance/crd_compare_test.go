@@ -412,6 +412,10 @@ func TestCompareCRDInvalid(t *testing.T) {
 		{"selectable field empty", compareCRD("things."+group, group, "things", "Thing", selectable(v, ""))},
 		{"selectable fields shared by versions with different schemas", compareCRD("things."+group, group, "things", "Thing",
 			selectable(compareVersion("v1", true, true, `{"type":"integer"}`, ""), ".spec.color")+","+selectable(compareVersion("v2", true, false, `{"type":"string"}`, ""), ".spec.color"))},
+		{"default of the wrong type", compareCRD("things."+group, group, "things", "Thing", compareVersion("v1", true, true, `{"type":"integer","default":"three"}`, ""))},
+		{"default over the maximum", compareCRD("things."+group, group, "things", "Thing", compareVersion("v1", true, true, `{"type":"integer","maximum":5,"default":9}`, ""))},
+		{"default with an unknown field", compareCRD("things."+group, group, "things", "Thing", compareVersion("v1", true, true, `{"type":"object","properties":{"a":{"type":"string"}},"default":{"a":"x","b":"y"}}`, ""))},
+		{"default nested wrong", compareCRD("things."+group, group, "things", "Thing", compareVersion("v1", true, true, `{"type":"object","properties":{"a":{"type":"string"}},"default":{"a":1}}`, ""))},
 		{"selectable fields per version", compareCRD("things."+group, group, "things", "Thing",
 			selectable(compareVersion("v1", true, true, `{"type":"integer"}`, ""), ".spec.x")+","+selectable(compareVersion("v2", true, false, `{"type":"object"}`, ""), ".spec.size"))},
 	}

@@ -196,7 +196,9 @@ func schemaOf(raw json.RawMessage) map[string]any {
 	var s struct {
 		OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
 	}
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // a default of 1 is an integer, of 1.5 a number, as kube reads them
+	if len(raw) == 0 || d.Decode(&s) != nil {
 		return nil
 	}
 	return s.OpenAPIV3Schema
@@ -219,9 +221,9 @@ func validateCRDSchema(raw map[string]any, path string) []FieldError {
 	if t, _ := raw["type"].(string); t != "object" {
 		return []FieldError{{Type: validation.TypeInvalid, Field: path + ".type", Value: t, Detail: `must be object at the root`}}
 	}
-	_, err := schema.FromJSON(raw)
+	parsed, err := schema.FromJSON(raw)
 	if err == nil {
-		return nil
+		return validateDefaults(parsed, path)
 	}
 	var e *schema.Error
 	if !errors.As(err, &e) {
@@ -615,4 +617,44 @@ func selectablePath(jsonPath string, s map[string]any) (string, string, error) {
 	}
 	typ, _ := s["type"].(string)
 	return path, typ, nil
+}
+
+// validateDefaults is kube's check of a schema's defaults: each, with the
+// defaults inside it applied, must have no field its node does not
+// specify and must be valid against its node, errors reported under the
+// default's path (its node's, then ".default"):
+//
+//	properties: {size: {type: integer, maximum: 5, default: 9}}
+//	→ <path>.properties[size].default: Invalid value: 9:  in body should be less than or equal to 5
+func validateDefaults(s *schema.Schema, path string) []FieldError {
+	if s == nil {
+		return nil
+	}
+	var errs []FieldError
+	if s.Default != nil {
+		at := path + ".default"
+		def := deepCopy(s.Default)
+		s.ApplyDefaults(def)
+		if obj, ok := def.(map[string]any); ok {
+			pruned := deepCopy(obj).(map[string]any)
+			if len(s.Prune(pruned)) > 0 {
+				errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: at, Value: s.Default, Detail: "must not have unknown fields"})
+			}
+		}
+		if len(errs) == 0 {
+			for _, e := range s.Validate(def) {
+				if e.Field != "" {
+					e.Field = at + "." + e.Field
+				} else {
+					e.Field = at
+				}
+				errs = append(errs, e)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		errs = append(errs, validateDefaults(s.Properties[k], path+".properties["+k+"]")...)
+	}
+	errs = append(errs, validateDefaults(s.AdditionalProperties, path+".additionalProperties")...)
+	return append(errs, validateDefaults(s.Items, path+".items")...)
 }
