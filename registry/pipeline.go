@@ -23,7 +23,14 @@ import (
 // managedFields record the object as the writer sent it, defaulted, not
 // what the strategy's Prepare hooks then set (kube's field manager runs
 // in the handler, before its strategies' PrepareForCreate and
-// PrepareForUpdate).
+// PrepareForUpdate), nor what mutating admission changed (kube's runs
+// before admission too): with admission, they are computed on the object
+// as it was before admission (sentForTracking) and set on the admitted
+// one.
+//
+//	POST {metadata: {name: a}, data: {k: v}}
+//	  → a mutating webhook adds annotation defaulted-by
+//	  → managedFields own f:data.f:k, not f:metadata.f:annotations
 //
 // A verb's own work is to make the request object: decode and normalise
 // the body (create, update), apply a patch or an apply configuration to
@@ -56,7 +63,6 @@ type writeRequest struct {
 	// options is the kind of the write's options for admission:
 	// "CreateOptions", "UpdateOptions" or "PatchOptions".
 	options string
-	force   bool // an apply's force option
 	// obj is a create's object, when object is nil.
 	obj Object
 	// object makes the request's object: once on create (old is nil),
@@ -101,6 +107,7 @@ func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage
 			return nil, err
 		}
 		a := r.attributes(ctx, &w, obj, old)
+		sent := r.sentForTracking(a, w.o.applied)
 		if err := r.admit(ctx, a); err != nil {
 			return nil, err
 		}
@@ -109,7 +116,7 @@ func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage
 		}
 		var track func(Object) (Object, error)
 		if !w.o.applied {
-			track = func(obj Object) (Object, error) { return r.track(w.res, old, obj, w.o.manager, w.sub) }
+			track = func(obj Object) (Object, error) { return r.trackSent(ctx, w.res, old, obj, sent, w.o.manager, w.sub) }
 		}
 		next, err := r.prepareUpdate(ctx, w.res, obj, old, w.sub, track)
 		if err != nil {
@@ -131,6 +138,7 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		}
 	}
 	a := r.attributes(ctx, w, obj, nil)
+	sent := r.sentForTracking(a, w.o.applied)
 	if err := r.admit(ctx, a); err != nil {
 		return storage.Object{}, toStatus(err, res, obj.Name())
 	}
@@ -146,7 +154,7 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		}
 		var track func(Object) (Object, error)
 		if !w.o.applied {
-			track = func(obj Object) (Object, error) { return r.track(res, nil, obj, w.o.manager, "") }
+			track = func(obj Object) (Object, error) { return r.trackSent(ctx, res, nil, obj, sent, w.o.manager, "") }
 		}
 		prepared, err := r.prepareCreate(ctx, res, obj, track)
 		if err != nil {
@@ -187,7 +195,16 @@ func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Obj
 	if r.noAdmission() {
 		return nil
 	}
-	opts := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": w.options}
+	// A patch's admission sees UpdateOptions (CreateOptions when an apply
+	// creates), without force, as kube's patchToUpdateOptions makes them.
+	kind := w.options
+	if kind == "PatchOptions" {
+		kind = "UpdateOptions"
+		if w.op == admission.Create {
+			kind = "CreateOptions"
+		}
+	}
+	opts := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": kind}
 	if w.o.dryRun {
 		opts["dryRun"] = []any{"All"}
 	}
@@ -196,9 +213,6 @@ func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Obj
 	}
 	if w.o.fieldValidation != "" {
 		opts["fieldValidation"] = w.o.fieldValidation
-	}
-	if w.force {
-		opts["force"] = true
 	}
 	a := r.newAttributes(ctx, w.res, w.op, w.ns, w.name, w.sub)
 	a.Object, a.DryRun, a.Options = obj, w.o.dryRun, opts
@@ -265,4 +279,56 @@ func warnAll(ctx context.Context, a *admission.Attributes) {
 	for _, w := range a.Warnings() {
 		Warn(ctx, w)
 	}
+}
+
+// sentForTracking is a copy of the request's object before admission, for
+// its managedFields (see the pipeline's doc); nil without admission, or
+// for an apply, whose field manager has tracked it already.
+func (r *Registry) sentForTracking(a *admission.Attributes, applied bool) Object {
+	if a == nil || applied || a.Object == nil {
+		return nil
+	}
+	return Object(a.Object).deepCopy()
+}
+
+// trackSent is r.track of obj, a prepared object, with managedFields
+// computed on sent (the object before admission; nil: obj itself) as
+// prepareCreate and prepareUpdate prepare it for tracking: its status
+// the old one's (a status write: the old object with sent's status), and
+// defaulted.
+func (r *Registry) trackSent(ctx context.Context, res *Resource, old, obj, sent Object, manager, sub string) (Object, error) {
+	if sent == nil {
+		return r.track(res, old, obj, manager, sub)
+	}
+	switch {
+	case sub == "status" && old != nil:
+		next := old.deepCopy()
+		next["status"] = sent["status"]
+		if _, ok := sent["status"]; !ok {
+			delete(next, "status")
+		}
+		sent = next
+	case res.Status && old != nil:
+		sent["status"] = deepCopy(old["status"])
+		if _, ok := old["status"]; !ok {
+			delete(sent, "status")
+		}
+	case res.Status:
+		delete(sent, "status")
+	}
+	if res.Strategy.Default != nil {
+		if err := res.Strategy.Default(ctx, sent); err != nil {
+			return nil, err
+		}
+	}
+	tracked, err := r.track(res, old, sent, manager, sub)
+	if err != nil {
+		return nil, err
+	}
+	if mf, ok := tracked.Meta()["managedFields"]; ok {
+		obj.Meta()["managedFields"] = mf
+	} else {
+		delete(obj.Meta(), "managedFields")
+	}
+	return obj, nil
 }

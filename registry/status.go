@@ -190,7 +190,11 @@ func statusOf(err error, r *Resource, name string) *StatusError {
 			reason = http.StatusText(code)
 		}
 		details := &StatusDetails{Name: name, Group: r.Group, Kind: r.Plural}
-		if ae.Details != nil {
+		switch {
+		case ae.Details == nil:
+		case len(ae.Details) == 0: // a webhook's denial without details: none, as kube's
+			details = nil
+		default:
 			details = &StatusDetails{}
 			_ = convert(ae.Details, details) // a webhook's details, as far as they are a StatusDetails
 		}

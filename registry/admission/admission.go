@@ -113,7 +113,7 @@ type Error struct {
 	Message string
 	// Details, when set, are the answer's Status details as the hook
 	// gives them (a webhook's denial), in their JSON form; nil leaves
-	// the registry's (the object's name, group and kind).
+	// the registry's (the object's name, group and kind); empty, none.
 	Details map[string]any
 	Err     error
 }

@@ -75,7 +75,9 @@ func exactOrWildcard(items []string, s string) bool {
 // selectors, the rules (with matchPolicy Equivalent, the rules again for
 // the resource's other versions) and the match conditions. It returns
 // nil when h is not called for a; an error is the answer to the write.
-func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*invocation, error) {
+// The match conditions see the object as the webhook would be sent it
+// (converted by b).
+func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes, b *bodies) (*invocation, error) {
 	nsMatch, nsErr := d.matchNamespace(ctx, h, a)
 	if !nsMatch && nsErr == nil {
 		return nil, nil
@@ -108,7 +110,17 @@ func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 		return nil, nsErr
 	}
 	if h.conditions != nil {
-		ok, err := h.conditions.Match(ctx, ConditionInput{a, inv.group, inv.version, inv.kind})
+		in := ConditionInput{Attributes: a, Group: inv.group, Version: inv.version, Kind: inv.kind, Authorizer: d.opts.Authorizer}
+		if inv.version != a.Version {
+			obj, old, err := b.objects(ctx, inv)
+			if err != nil {
+				return nil, err
+			}
+			va := *a
+			va.Object, va.OldObject = obj, old
+			in.Attributes = &va
+		}
+		ok, err := h.conditions.Match(ctx, in)
 		if err != nil {
 			return nil, &admission.Error{Code: 403, Reason: "Forbidden", Err: err,
 				Message: fmt.Sprintf("%s %q is forbidden: %v", qualified(a), a.Name, err)}
