@@ -167,7 +167,7 @@ func equivalentScenario(t *testing.T, s hookSide, group, hooks string, ca []byte
 		t.Fatal(err)
 	}
 	caB64 := base64.StdEncoding.EncodeToString(ca)
-	installCRD(t, cfg, fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+	crd := yamlObject(t, fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: chairs.%[1]s}
 spec:
@@ -197,6 +197,11 @@ spec:
         properties:
           spec: {type: object, properties: {size: {type: integer}}}
 `, group, hooks, caB64))
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create the CRD: %v", err)
+	}
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
 	ns := "equiv-" + strings.ReplaceAll(group, ".", "-")
 	nsRes := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
 	if _, err := nsRes.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": ns}}}, metav1.CreateOptions{}); err != nil {
@@ -233,6 +238,11 @@ spec:
 	chairs := func(version string) dynamic.ResourceInterface {
 		return dyn.Resource(schema.GroupVersionResource{Group: group, Version: version, Resource: "chairs"}).Namespace(ns)
 	}
+	poll(t, "the chairs to be served", func(context.Context) (bool, error) {
+		_, err1 := chairs("v1beta1").List(ctx, metav1.ListOptions{})
+		_, err2 := chairs("v1").List(ctx, metav1.ListOptions{})
+		return err1 == nil && err2 == nil, nil
+	})
 	chair := func(name string, legs int64) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1beta1", "kind": "Chair",
 			"metadata": map[string]any{"name": name}, "spec": map[string]any{"legs": legs}}}
