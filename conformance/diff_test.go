@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,20 +115,23 @@ type diffStep struct {
 	Until *diffUntil `json:"until,omitempty"`
 }
 
-// diffUntil is the answer a step waits for: its code (any when 0), and a
-// text its body contains when set. A probe, typically a dry-run create that a new
+// diffUntil is the answer a step waits for: its code (any when unset),
+// and a text its body contains when set. A probe, typically a dry-run create that a new
 // webhook configuration changes or refuses: kube-apiserver applies a
 // configuration a moment after writing it, kapi for the next request.
 // Tried up to diffUntilTries times, diffRetryWait apart.
 type diffUntil struct {
-	Code     int    `json:"code"`
-	Contains string `json:"contains,omitempty"`
+	// Code is a number, or a string holding one (for a case's Each to
+	// set: "{code}").
+	Code     json.RawMessage `json:"code,omitempty"`
+	Contains string          `json:"contains,omitempty"`
 }
 
 const diffUntilTries = 100
 
 func (u *diffUntil) done(a diffAnswer) bool {
-	return (u.Code == 0 || a.Code == u.Code) && strings.Contains(diffJSON(a.Body), u.Contains)
+	code, _ := strconv.Atoi(strings.Trim(string(u.Code), `"`))
+	return (code == 0 || a.Code == code) && strings.Contains(diffJSON(a.Body), u.Contains)
 }
 
 // diffRetries bounds a Retry step's attempts, diffRetryWait apart.
