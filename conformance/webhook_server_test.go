@@ -18,6 +18,7 @@ import (
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -38,6 +39,10 @@ import (
 //	             one labelled protected)
 //	/deny-label  validator of any kind: denies an object labelled deny
 //	/echo        denies every request with what its AdmissionReview says
+//	/deny-422    denies with code 422 and reason Invalid; /deny-bare with
+//	             no status at all
+//	/warn        allows with two warnings; /patch-any allows with a patch
+//	             adding an annotation, whatever the operation
 //	/hang        answers after 5s (a timeout)
 //	/garbage     answers HTML; /wronguid a review for another UID;
 //	/badpatch    a patch that does not apply; /status500 an HTTP 500
@@ -175,6 +180,23 @@ func crWebhookServer(t testing.TB) (string, []byte) {
 			req.UserInfo.Username, req.UserInfo.UID, req.UserInfo.Groups, *req.DryRun, md(obj), md(old), opts))
 	})})
 	srv.Register("/deny-label", &admission.Webhook{Handler: admission.HandlerFunc(denyByLabel)})
+	srv.Register("/deny-422", &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		r := admission.Denied("spec is not to my liking")
+		r.Result.Code, r.Result.Reason = http.StatusUnprocessableEntity, metav1.StatusReasonInvalid
+		return r
+	})})
+	srv.Register("/deny-bare", &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false}}
+	})})
+	srv.Register("/warn", &admission.Webhook{Handler: admission.HandlerFunc(func(_ context.Context, req admission.Request) admission.Response {
+		return admission.Allowed("").WithWarnings("first from "+string(req.Operation), "second")
+	})})
+	srv.Register("/patch-any", &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		r := admission.Allowed("")
+		pt := admissionv1.PatchTypeJSONPatch
+		r.Patch, r.PatchType = []byte(`[{"op":"add","path":"/metadata/annotations","value":{"patched":"yes"}}]`), &pt
+		return r
+	})})
 	srv.Register("/status500", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "oops", http.StatusInternalServerError)
 	}))

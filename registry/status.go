@@ -186,7 +186,7 @@ func statusOf(err error, r *Resource, name string) *StatusError {
 		if code == 0 {
 			code = http.StatusForbidden
 		}
-		if reason == "" {
+		if reason == "" && ae.Details == nil { // a webhook's answer keeps its reason, even none
 			reason = http.StatusText(code)
 		}
 		details := &StatusDetails{Name: name, Group: r.Group, Kind: r.Plural}

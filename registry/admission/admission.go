@@ -112,8 +112,10 @@ type Error struct {
 	Reason  string
 	Message string
 	// Details, when set, are the answer's Status details as the hook
-	// gives them (a webhook's denial), in their JSON form; nil leaves
-	// the registry's (the object's name, group and kind); empty, none.
+	// gives them (a webhook's denial), in their JSON form, and Reason is
+	// then kept even when empty; nil leaves the registry's (the
+	// object's name, group and kind, and the code's text for an empty
+	// Reason); empty, none.
 	Details map[string]any
 	Err     error
 }
