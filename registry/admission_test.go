@@ -393,3 +393,52 @@ func TestStrategyHookError(t *testing.T) {
 		t.Errorf("got %v; want a 500 *StatusError", err)
 	}
 }
+
+// annotator is a mutating hook adding an annotation to every object.
+type annotator struct{}
+
+func (annotator) Admit(_ context.Context, a *admission.Attributes) error {
+	if a.Object == nil {
+		return nil
+	}
+	meta, _ := a.Object["metadata"].(map[string]any)
+	meta["annotations"] = map[string]any{"added-by": "admission"}
+	return nil
+}
+
+// TestAdmissionChangesNotOwned: managedFields record the object as the
+// writer sent it; what mutating admission adds is owned by no one (kube's
+// field manager runs before admission), on create and on update.
+func TestAdmissionChangesNotOwned(t *testing.T) {
+	s := newAdmissionServer(t, admission.Chain{Mutating: []admission.Mutator{annotator{}}})
+	for _, tt := range []struct {
+		name, method, path string
+		body               map[string]any
+	}{
+		{"create", "POST", configMapsPath, map[string]any{"metadata": map[string]any{"name": "a"}, "data": map[string]any{"k": "v"}}},
+		{"update", "PUT", configMapsPath + "/a", map[string]any{"metadata": map[string]any{"name": "a"}, "data": map[string]any{"k": "w", "l": "x"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code := 201
+			if tt.method == "PUT" {
+				code = 200
+			}
+			out := s.must(code, tt.method, tt.path, tt.body)
+			meta, _ := out["metadata"].(map[string]any)
+			if ann, _ := meta["annotations"].(map[string]any); ann["added-by"] != "admission" {
+				t.Fatalf("the hook's annotation is missing: %v", meta)
+			}
+			mfs, _ := meta["managedFields"].([]any)
+			if len(mfs) != 1 {
+				t.Fatalf("managedFields: %v; want one entry", mfs)
+			}
+			fields, _ := mfs[0].(map[string]any)["fieldsV1"].(map[string]any)
+			if _, ok := fields["f:data"]; !ok {
+				t.Errorf("managedFields %v: the data the writer sent is not owned", fields)
+			}
+			if _, ok := fields["f:metadata"]; ok {
+				t.Errorf("managedFields %v: the annotation admission added is owned", fields)
+			}
+		})
+	}
+}

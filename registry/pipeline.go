@@ -282,10 +282,11 @@ func warnAll(ctx context.Context, a *admission.Attributes) {
 }
 
 // sentForTracking is a copy of the request's object before admission, for
-// its managedFields (see the pipeline's doc); nil without admission, or
-// for an apply, whose field manager has tracked it already.
+// its managedFields (see the pipeline's doc); nil without a mutating hook
+// or webhook, or for an apply, whose field manager has tracked it
+// already.
 func (r *Registry) sentForTracking(a *admission.Attributes, applied bool) Object {
-	if a == nil || applied || a.Object == nil {
+	if a == nil || applied || a.Object == nil || (len(r.opts.Admission.Mutating) == 0 && !r.webhooks.Mutates()) {
 		return nil
 	}
 	return Object(a.Object).deepCopy()

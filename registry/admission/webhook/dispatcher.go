@@ -151,6 +151,9 @@ func (d *Dispatcher) Empty() bool {
 	return len(*d.mutating.Load()) == 0 && len(*d.validating.Load()) == 0
 }
 
+// Mutates reports whether the dispatcher has a mutating webhook.
+func (d *Dispatcher) Mutates() bool { return len(*d.mutating.Load()) > 0 }
+
 // Check reports what makes a configuration unusable beyond Validate:
 // match conditions that do not compile (kube's messages), or that no
 // Options.Conditions can compile.
