@@ -64,8 +64,12 @@ func (c *conditions) Match(ctx context.Context, in webhook.ConditionInput) (bool
 	if a.User != nil {
 		u = &user.DefaultInfo{Name: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}
 	}
+	rv := in.ResourceVersion
+	if rv == "" {
+		rv = in.Version
+	}
 	attrs := admission.NewAttributesRecord(obj, old, gvk, a.Namespace, a.Name,
-		schema.GroupVersionResource{Group: in.Group, Version: in.Version, Resource: a.Resource}, a.Subresource,
+		schema.GroupVersionResource{Group: a.Group, Version: rv, Resource: a.Resource}, a.Subresource,
 		admission.Operation(a.Operation), opts, a.DryRun, u)
 	va := &admission.VersionedAttributes{Attributes: attrs, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
 	var az authorizer.Authorizer

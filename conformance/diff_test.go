@@ -116,7 +116,7 @@ type diffStep struct {
 }
 
 // diffUntil is the answer a step waits for: its code (any when unset),
-// and a text its body contains when set. A probe, typically a dry-run create that a new
+// and a text the answer (its body or a Warning header) contains when set. A probe, typically a dry-run create that a new
 // webhook configuration changes or refuses: kube-apiserver applies a
 // configuration a moment after writing it, kapi for the next request.
 // Tried up to diffUntilTries times, diffRetryWait apart.
@@ -131,7 +131,7 @@ const diffUntilTries = 100
 
 func (u *diffUntil) done(a diffAnswer) bool {
 	code, _ := strconv.Atoi(strings.Trim(string(u.Code), `"`))
-	return (code == 0 || a.Code == code) && strings.Contains(diffJSON(a.Body), u.Contains)
+	return (code == 0 || a.Code == code) && strings.Contains(diffJSON(a), u.Contains)
 }
 
 // diffRetries bounds a Retry step's attempts, diffRetryWait apart.

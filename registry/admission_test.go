@@ -442,3 +442,42 @@ func TestAdmissionChangesNotOwned(t *testing.T) {
 		})
 	}
 }
+
+// doubler doubles a Scale's spec.replicas, and records the kinds it saw.
+type doubler struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (d *doubler) Admit(_ context.Context, a *admission.Attributes) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.kinds = append(d.kinds, fmt.Sprintf("%s/%s %s %v %v", a.KindGroup, a.KindVersion, a.Kind, a.Object["kind"], a.OldObject["kind"]))
+	if a.Kind == "Scale" {
+		spec, _ := a.Object["spec"].(map[string]any)
+		n, _ := spec["replicas"].(float64)
+		spec["replicas"] = 2 * n
+	}
+	return nil
+}
+
+// TestAdmissionOfScale: admission sees a /scale write as kube's does, an
+// autoscaling/v1 Scale (old and new), and a mutating hook's change of its
+// spec.replicas is written to the resource's replicas path.
+func TestAdmissionOfScale(t *testing.T) {
+	d := &doubler{}
+	s := newAdmissionServer(t, admission.Chain{Mutating: []admission.Mutator{d}})
+	s.must(201, "POST", widgetsPath, widget("w", nil, map[string]any{"replicas": 1}))
+	scale := s.must(200, "PATCH", widgetsPath+"/w/scale", `{"spec":{"replicas":3}}`, "Content-Type", "application/merge-patch+json")
+	if spec, _ := scale["spec"].(map[string]any); fmt.Sprint(spec["replicas"]) != "6" {
+		t.Errorf("scale: got %v; want spec.replicas 6", scale)
+	}
+	w := s.must(200, "GET", widgetsPath+"/w", nil)
+	if spec, _ := w["spec"].(map[string]any); fmt.Sprint(spec["replicas"]) != "6" {
+		t.Errorf("widget: got %v; want spec.replicas 6", w)
+	}
+	want := []string{"/ Widget Widget <nil>", "autoscaling/v1 Scale Scale Scale"}
+	if len(d.kinds) < 2 || !slices.Equal(d.kinds[len(d.kinds)-2:], want) { // after the default namespace's create
+		t.Errorf("admission saw %q; want %q", d.kinds, want)
+	}
+}

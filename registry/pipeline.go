@@ -65,6 +65,9 @@ type writeRequest struct {
 	options string
 	// obj is a create's object, when object is nil.
 	obj Object
+	// view, when set, is how admission sees the write's objects (a
+	// /scale write's: Scales).
+	view *admissionView
 	// object makes the request's object: once on create (old is nil),
 	// from the stored state in each attempt of an update. It is the
 	// pipeline's to change.
@@ -111,7 +114,12 @@ func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage
 		if err := r.admit(ctx, a); err != nil {
 			return nil, err
 		}
-		if a != nil {
+		switch {
+		case a != nil && w.view != nil:
+			if obj, err = w.view.back(obj, a.Object); err != nil {
+				return nil, err
+			}
+		case a != nil:
 			obj = Object(a.Object)
 		}
 		var track func(Object) (Object, error)
@@ -124,6 +132,9 @@ func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage
 		}
 		if a != nil {
 			a.Object = next
+			if w.view != nil {
+				a.Object = w.view.of(next)
+			}
 		}
 		return next, r.validate(ctx, a)
 	})
@@ -219,7 +230,30 @@ func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Obj
 	if old != nil {
 		a.OldObject = old
 	}
+	if v := w.view; v != nil {
+		a.KindGroup, a.KindVersion, a.Kind = v.group, v.version, v.kind
+		a.Object = v.of(obj)
+		if old != nil {
+			a.OldObject = v.of(old)
+		}
+	}
 	return a
+}
+
+// admissionView is how admission sees the objects of a write whose
+// request is not the stored kind (kube's admission of a subresource with
+// a kind of its own):
+//
+//	PUT …/widgets/w/scale {spec: {replicas: 4}}
+//	  → admission sees autoscaling/v1 Scales, old and new
+//	  → a webhook's patch of the Scale's spec.replicas is written to the
+//	    widget's replicas path (back)
+type admissionView struct {
+	group, version, kind string
+	// of is obj as admission sees it.
+	of func(obj Object) map[string]any
+	// back is obj with what admission changed in viewed.
+	back func(obj Object, viewed map[string]any) (Object, error)
 }
 
 func (r *Registry) newAttributes(ctx context.Context, res *Resource, op admission.Operation, ns, name, sub string) *admission.Attributes {

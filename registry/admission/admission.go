@@ -32,7 +32,12 @@ type Attributes struct {
 	// addressed.
 	Group, Version, Kind  string
 	Resource, Subresource string
-	Namespace, Name       string
+	// KindGroup and KindVersion, when set, are the group and version of
+	// Kind where they are not the resource's: a /scale write's objects
+	// are autoscaling/v1 Scales, whatever the resource's group and
+	// version (kube's admission attributes of a scale).
+	KindGroup, KindVersion string
+	Namespace, Name        string
 	// Object is the new object (nil on DELETE); OldObject the stored one
 	// (nil on CREATE).
 	Object, OldObject map[string]any

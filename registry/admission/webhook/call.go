@@ -79,7 +79,7 @@ func (b *bodies) objects(ctx context.Context, inv *invocation) (obj, old map[str
 }
 
 func (b *bodies) objectsLocked(ctx context.Context, inv *invocation) (obj, old map[string]any, err error) {
-	if inv.version == b.a.Version {
+	if !inv.converts(b.a) {
 		return b.a.Object, b.a.OldObject, nil
 	}
 	if o, ok := b.versioned[inv.version]; ok {
@@ -384,7 +384,7 @@ func (d *Dispatcher) mutate(ctx context.Context, h *hook, inv *invocation, a *ad
 	if err := dec.Decode(&next); err != nil || next == nil {
 		return false, internal(fmt.Errorf("the patched object is not a JSON object: %v", err))
 	}
-	if inv.version != a.Version {
+	if inv.converts(a) {
 		// The patched object, at the webhook's version, back to the
 		// request's.
 		next["apiVersion"], next["kind"] = groupVersion(a.Group, inv.version), inv.kind

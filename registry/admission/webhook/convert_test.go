@@ -197,3 +197,41 @@ func TestStatusDetails(t *testing.T) {
 		t.Errorf("failed call: details %v; want one cause with the message's text", ae.Details)
 	}
 }
+
+// TestScaleKind: a write whose kind is its own (a Scale: KindGroup and
+// KindVersion set) is reviewed with that kind and the resource's group
+// and version, and is not converted for an Equivalent version.
+func TestScaleKind(t *testing.T) {
+	var sent map[string]any
+	s := newServer(t, func(rv review) any {
+		sent = rv.Request
+		return allow(rv, "")
+	})
+	calls := 0
+	d := New(Options{Equivalents: widgetVersions, Convert: renameConvert(&calls)})
+	defer d.Close()
+	h := widgetHook(s, "v.example.com")
+	h.Rules[0].Resources = []string{"widgets/scale"}
+	_ = d.Set(ValidatingKind, configuration("v", h))
+	a := &admission.Attributes{Operation: admission.Update, Group: "example.com", Version: "v2", Kind: "Scale", KindGroup: "autoscaling", KindVersion: "v1",
+		Resource: "widgets", Subresource: "scale", Namespace: "default", Name: "w",
+		Object:    map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"replicas": 3}},
+		OldObject: map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"replicas": 2}}}
+	if err := d.Validate(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	for field, want := range map[string]any{
+		"kind":        map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"},
+		"resource":    map[string]any{"group": "example.com", "version": "v1", "resource": "widgets"},
+		"requestKind": map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"},
+		"subResource": "scale",
+		"object":      a.Object,
+	} {
+		if !equalJSON(sent[field], want) {
+			t.Errorf("review %s: got %v; want %v", field, sent[field], want)
+		}
+	}
+	if calls != 0 {
+		t.Errorf("%d conversions of a Scale; want none", calls)
+	}
+}

@@ -86,11 +86,13 @@ type Condition interface {
 
 // ConditionInput is what matchConditions are evaluated on: the write
 // (its objects as the webhook would be sent them), the group, version
-// and kind of the object as the webhook would be sent it, and the
+// and kind of the object as the webhook would be sent it, the version of
+// the resource the webhook matched (Version when empty), and the
 // authorizer the authorizer variable asks (nil: unbound).
 type ConditionInput struct {
 	*admission.Attributes
 	Group, Version, Kind string
+	ResourceVersion      string
 	Authorizer           authz.Authorizer
 }
 
