@@ -50,12 +50,12 @@ var allowed = map[string][]string{
 	"registry/internal/stream": {"watch", "codec/protobuf", "codec/cbor", "registry/internal/negotiate"},
 	// The request pipeline's exported stages, which users implement or
 	// call; none imports registry.
-	"registry/request":           {},                                                                                                // a request's Info (verb, resource, …) and User
-	"registry/authn":             {"registry/request"},                                                                              // authenticators: tokens, client certificates, front proxy, anonymous
-	"registry/authz":             {"registry/request"},                                                                              // the Authorizer interface, allow-all, unions
-	"registry/authz/rbac":        {"registry/request", "registry/authz"},                                                            // kube's RBAC rules, indexed by subject
-	"registry/admission":         {"registry/request"},                                                                              // admission hooks and their chain
-	"registry/admission/webhook": {"codec", "registry/request", "registry/admission", "registry/authz/rbac", "internal/validation"}, // calling admission webhooks
+	"registry/request":           {},                                                                                                                  // a request's Info (verb, resource, …) and User
+	"registry/authn":             {"registry/request"},                                                                                                // authenticators: tokens, client certificates, front proxy, anonymous
+	"registry/authz":             {"registry/request"},                                                                                                // the Authorizer interface, allow-all, unions
+	"registry/authz/rbac":        {"registry/request", "registry/authz"},                                                                              // kube's RBAC rules, indexed by subject
+	"registry/admission":         {"registry/request"},                                                                                                // admission hooks and their chain
+	"registry/admission/webhook": {"codec", "registry/request", "registry/admission", "registry/authz", "registry/authz/rbac", "internal/validation"}, // calling admission webhooks (matchConditions ask the authorizer)
 	// Serving a handler as kube-apiserver does: TLS, limits, timeouts,
 	// health, shutdown (stdlib only; metrics in the metrics module).
 	"serve": {"registry/request"},

@@ -13,7 +13,9 @@
 //
 // CompileMatchConditions does the same for admission webhooks'
 // matchConditions, with kube's own matcher
-// (k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions):
+// (k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions); their
+// authorizer variable asks the registry's authorizer as the request's
+// user:
 //
 //	registry.Options{…, WebhookConditions: cel.CompileMatchConditions}
 package cel

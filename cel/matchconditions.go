@@ -12,9 +12,12 @@ import (
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/kapi-dev/kapi/registry/admission/webhook"
+	"github.com/kapi-dev/kapi/registry/authz"
+	"github.com/kapi-dev/kapi/registry/request"
 )
 
 // CompileMatchConditions compiles a webhook's matchConditions with
@@ -22,9 +25,11 @@ import (
 // (k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions): the
 // variables object, oldObject and request; an expression that does not
 // compile is a *webhook.ConditionError with kube's message. Give it to
-// the registry as Options.WebhookConditions. The authorizer variable is
-// declared but not bound: an expression that calls it fails, by the
-// webhook's failurePolicy.
+// the registry as Options.WebhookConditions. The authorizer variable
+// (authorizer.group(…).resource(…).check(verb), authorizer.requestResource)
+// asks the registry's authorizer (ConditionInput.Authorizer) as the
+// request's user, as kube's asks its own; without one, an expression
+// that calls it fails, by the webhook's failurePolicy.
 func CompileMatchConditions(conds []webhook.MatchCondition, failurePolicy string) (webhook.Condition, error) {
 	strict := plugincel.NewCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	vars := plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
@@ -59,15 +64,46 @@ func (c *conditions) Match(ctx context.Context, in webhook.ConditionInput) (bool
 	if a.User != nil {
 		u = &user.DefaultInfo{Name: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}
 	}
+	rv := in.ResourceVersion
+	if rv == "" {
+		rv = in.Version
+	}
 	attrs := admission.NewAttributesRecord(obj, old, gvk, a.Namespace, a.Name,
-		schema.GroupVersionResource{Group: in.Group, Version: in.Version, Resource: a.Resource}, a.Subresource,
+		schema.GroupVersionResource{Group: a.Group, Version: rv, Resource: a.Resource}, a.Subresource,
 		admission.Operation(a.Operation), opts, a.DryRun, u)
 	va := &admission.VersionedAttributes{Attributes: attrs, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
-	res := c.m.Match(ctx, va, nil, nil)
+	var az authorizer.Authorizer
+	if in.Authorizer != nil {
+		az = authorizer.AuthorizerFunc(kapiAuthorizer{in.Authorizer}.Authorize)
+	}
+	res := c.m.Match(ctx, va, nil, az)
 	if res.Error != nil {
 		return false, res.Error
 	}
 	return res.Matches, nil
+}
+
+// kapiAuthorizer is kapi's authorizer as kube's CEL authorizer library
+// calls one.
+type kapiAuthorizer struct{ a authz.Authorizer }
+
+func (k kapiAuthorizer) Authorize(ctx context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+	var u *request.User
+	if ui := attrs.GetUser(); ui != nil {
+		u = &request.User{Name: ui.GetName(), UID: ui.GetUID(), Groups: ui.GetGroups(), Extra: ui.GetExtra()}
+	}
+	d, reason, err := k.a.Authorize(ctx, authz.Attributes{
+		User: u, ResourceRequest: attrs.IsResourceRequest(), Path: attrs.GetPath(), Verb: attrs.GetVerb(),
+		APIGroup: attrs.GetAPIGroup(), APIVersion: attrs.GetAPIVersion(), Resource: attrs.GetResource(),
+		Subresource: attrs.GetSubresource(), Namespace: attrs.GetNamespace(), Name: attrs.GetName(),
+	})
+	switch d {
+	case authz.Allow:
+		return authorizer.DecisionAllow, reason, err
+	case authz.Deny:
+		return authorizer.DecisionDeny, reason, err
+	}
+	return authorizer.DecisionNoOpinion, reason, err
 }
 
 // object is obj as a runtime.Object, or a nil interface without one.

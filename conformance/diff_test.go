@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +46,16 @@ import (
 // is checked instead, and the mark must still be needed.
 //
 // How to add a case: see diffCase and the files in testdata/diff.
+//
+// Admission webhooks: both servers reach the test's webhook server
+// (webhook_server_test.go) by URL. In a step, {hooks} is its base URL
+// (https://127.0.0.1:<port>), {caBundle} its CA bundle (base64, for a
+// clientConfig.caBundle) and {down} a URL where nothing listens. A case's
+// webhook configuration is cluster-scoped: it is named after the case's
+// namespace and scoped to it by a namespaceSelector on
+// kubernetes.io/metadata.name, so that no other case meets it. kube-apiserver
+// sees a configuration through an informer, a moment after writing it: a
+// step with `until` waits for it (see diffUntil).
 
 // diffCRDs are the CRDs of the corpus: the example server serves widgets
 // itself; both get the gadgets of the validation comparisons.
@@ -98,6 +110,28 @@ type diffStep struct {
 	// resourceVersion=0 from its watch cache, which may not have seen the
 	// case's last writes yet.
 	Retry bool `json:"retry,omitempty"`
+	// Until sends the step again, to each server on its own, until its
+	// answer is the one described; the last answer is compared.
+	Until *diffUntil `json:"until,omitempty"`
+}
+
+// diffUntil is the answer a step waits for: its code (any when unset),
+// and a text the answer (its body or a Warning header) contains when set. A probe, typically a dry-run create that a new
+// webhook configuration changes or refuses: kube-apiserver applies a
+// configuration a moment after writing it, kapi for the next request.
+// Tried up to diffUntilTries times, diffRetryWait apart.
+type diffUntil struct {
+	// Code is a number, or a string holding one (for a case's Each to
+	// set: "{code}").
+	Code     json.RawMessage `json:"code,omitempty"`
+	Contains string          `json:"contains,omitempty"`
+}
+
+const diffUntilTries = 100
+
+func (u *diffUntil) done(a diffAnswer) bool {
+	code, _ := strconv.Atoi(strings.Trim(string(u.Code), `"`))
+	return (code == 0 || a.Code == code) && strings.Contains(diffJSON(a), u.Contains)
 }
 
 // diffRetries bounds a Retry step's attempts, diffRetryWait apart.
@@ -283,7 +317,7 @@ func diffServer(t *testing.T) diffSide {
 		crds = append(crds, defs...)
 	}
 	reg, err := server.New(withStorage(t, server.Options{
-		Registry: registry.Options{CEL: cel.Compile},
+		Registry: registry.Options{CEL: cel.Compile, WebhookConditions: cel.CompileMatchConditions},
 		CRDs:     crds,
 		Auth:     server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens)), AuthorizationMode: "RBAC"},
 	}))
@@ -321,6 +355,12 @@ func TestDiff(t *testing.T) {
 		installCRD(t, admin, string(b))
 	}
 	kapiSide := diffServer(t)
+	hooks, hookCA := crWebhookServer(t)
+	vars := map[string]string{
+		"hooks":    hooks,
+		"caBundle": base64.StdEncoding.EncodeToString(hookCA),
+		"down":     fmt.Sprintf("https://127.0.0.1:%d", freePort(t)),
+	}
 	only := os.Getenv("KAPI_DIFF_CASE")
 	open := loadDiffOpen(t)
 	tally := &diffTally{}
@@ -338,7 +378,7 @@ func TestDiff(t *testing.T) {
 				for c := range cases {
 					t.Run(c.Name, func(t *testing.T) {
 						ns := fmt.Sprintf("diff-%d", diffRuns.Add(1))
-						same, summary := runDiffCase(t, c, ns, kubeSide, kapiSide, open[c.Name])
+						same, summary := runDiffCase(t, c, ns, vars, kubeSide, kapiSide, open[c.Name])
 						tally.add(c.Name, c.Differs != "", same, summary)
 					})
 				}
@@ -377,8 +417,9 @@ type diffState struct {
 
 // runDiffCase runs c on both servers and reports whether every step
 // answered the same, and if not, what differs. open is what the case is
-// listed with in diffOpenFile, if it is.
-func runDiffCase(t *testing.T, c diffCase, ns string, kube, kapi diffSide, open string) (bool, string) {
+// listed with in diffOpenFile, if it is; vars are the variables every
+// step may use besides {ns}.
+func runDiffCase(t *testing.T, c diffCase, ns string, vars map[string]string, kube, kapi diffSide, open string) (bool, string) {
 	for _, s := range []diffSide{kube, kapi} {
 		a, _ := diffDo(t, s, diffStep{Method: http.MethodPost, Path: "/api/v1/namespaces", Body: json.RawMessage(`{"metadata":{"name":"` + ns + `"}}`)}, map[string]string{"ns": ns})
 		if a.Code != http.StatusCreated {
@@ -386,6 +427,10 @@ func runDiffCase(t *testing.T, c diffCase, ns string, kube, kapi diffSide, open 
 		}
 	}
 	states := [2]diffState{{vars: map[string]string{"ns": ns}, norm: newDiffNormalizer()}, {vars: map[string]string{"ns": ns}, norm: newDiffNormalizer()}}
+	for _, s := range states {
+		maps.Copy(s.vars, vars)
+		s.vars["ns"] = ns
+	}
 	for _, st := range c.Steps {
 		for _, s := range states {
 			s.norm.generateNames(st.Body)
@@ -404,6 +449,10 @@ func runDiffCase(t *testing.T, c diffCase, ns string, kube, kapi diffSide, open 
 			states[0].saved, states[1].saved = states[0].norm.clone(), states[1].norm.clone()
 			for j, s := range []diffSide{kube, kapi} {
 				a, raw := diffDo(t, s, st, states[j].vars)
+				for try := 1; st.Until != nil && !st.Until.done(a) && try < diffUntilTries; try++ {
+					time.Sleep(diffRetryWait)
+					a, raw = diffDo(t, s, st, states[j].vars)
+				}
 				for name, path := range st.Save {
 					if v, ok := lookupPath(raw, path); ok {
 						states[j].vars[name] = v

@@ -147,7 +147,9 @@ func TestAdmissionSeesEveryWrite(t *testing.T) {
 			s.must(201, "POST", configMapsPath, configMap("c2"))
 			s.must(200, "DELETE", configMapsPath, nil)
 		}, concat(both("CREATE configmaps default/c1 user=system:anonymous dry=false obj=true old=false"), both("CREATE configmaps default/c2 user=system:anonymous dry=false obj=true old=false"),
-			both("DELETE configmaps default/c1 user=system:anonymous dry=false obj=false old=true"), both("DELETE configmaps default/c2 user=system:anonymous dry=false obj=false old=true"))},
+			// One call per item, without a name: kube's attributes of a
+			// DELETE of a collection.
+			both("DELETE configmaps default/ user=system:anonymous dry=false obj=false old=true"), both("DELETE configmaps default/ user=system:anonymous dry=false obj=false old=true"))},
 		{"garbage collector deletes a dependent", func() {
 			owner = s.must(201, "POST", configMapsPath, configMap("owner"))
 			s.must(201, "POST", configMapsPath, configMap("dep", ownedBy(owner, false)))
@@ -389,5 +391,93 @@ func TestStrategyHookError(t *testing.T) {
 	var se *registry.StatusError
 	if !errors.As(err, &se) || se.Code() != 500 {
 		t.Errorf("got %v; want a 500 *StatusError", err)
+	}
+}
+
+// annotator is a mutating hook adding an annotation to every object.
+type annotator struct{}
+
+func (annotator) Admit(_ context.Context, a *admission.Attributes) error {
+	if a.Object == nil {
+		return nil
+	}
+	meta, _ := a.Object["metadata"].(map[string]any)
+	meta["annotations"] = map[string]any{"added-by": "admission"}
+	return nil
+}
+
+// TestAdmissionChangesNotOwned: managedFields record the object as the
+// writer sent it; what mutating admission adds is owned by no one (kube's
+// field manager runs before admission), on create and on update.
+func TestAdmissionChangesNotOwned(t *testing.T) {
+	s := newAdmissionServer(t, admission.Chain{Mutating: []admission.Mutator{annotator{}}})
+	for _, tt := range []struct {
+		name, method, path string
+		body               map[string]any
+	}{
+		{"create", "POST", configMapsPath, map[string]any{"metadata": map[string]any{"name": "a"}, "data": map[string]any{"k": "v"}}},
+		{"update", "PUT", configMapsPath + "/a", map[string]any{"metadata": map[string]any{"name": "a"}, "data": map[string]any{"k": "w", "l": "x"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code := 201
+			if tt.method == "PUT" {
+				code = 200
+			}
+			out := s.must(code, tt.method, tt.path, tt.body)
+			meta, _ := out["metadata"].(map[string]any)
+			if ann, _ := meta["annotations"].(map[string]any); ann["added-by"] != "admission" {
+				t.Fatalf("the hook's annotation is missing: %v", meta)
+			}
+			mfs, _ := meta["managedFields"].([]any)
+			if len(mfs) != 1 {
+				t.Fatalf("managedFields: %v; want one entry", mfs)
+			}
+			fields, _ := mfs[0].(map[string]any)["fieldsV1"].(map[string]any)
+			if _, ok := fields["f:data"]; !ok {
+				t.Errorf("managedFields %v: the data the writer sent is not owned", fields)
+			}
+			if _, ok := fields["f:metadata"]; ok {
+				t.Errorf("managedFields %v: the annotation admission added is owned", fields)
+			}
+		})
+	}
+}
+
+// doubler doubles a Scale's spec.replicas, and records the kinds it saw.
+type doubler struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (d *doubler) Admit(_ context.Context, a *admission.Attributes) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.kinds = append(d.kinds, fmt.Sprintf("%s/%s %s %v %v", a.KindGroup, a.KindVersion, a.Kind, a.Object["kind"], a.OldObject["kind"]))
+	if a.Kind == "Scale" {
+		spec, _ := a.Object["spec"].(map[string]any)
+		n, _ := spec["replicas"].(float64)
+		spec["replicas"] = 2 * n
+	}
+	return nil
+}
+
+// TestAdmissionOfScale: admission sees a /scale write as kube's does, an
+// autoscaling/v1 Scale (old and new), and a mutating hook's change of its
+// spec.replicas is written to the resource's replicas path.
+func TestAdmissionOfScale(t *testing.T) {
+	d := &doubler{}
+	s := newAdmissionServer(t, admission.Chain{Mutating: []admission.Mutator{d}})
+	s.must(201, "POST", widgetsPath, widget("w", nil, map[string]any{"replicas": 1}))
+	scale := s.must(200, "PATCH", widgetsPath+"/w/scale", `{"spec":{"replicas":3}}`, "Content-Type", "application/merge-patch+json")
+	if spec, _ := scale["spec"].(map[string]any); fmt.Sprint(spec["replicas"]) != "6" {
+		t.Errorf("scale: got %v; want spec.replicas 6", scale)
+	}
+	w := s.must(200, "GET", widgetsPath+"/w", nil)
+	if spec, _ := w["spec"].(map[string]any); fmt.Sprint(spec["replicas"]) != "6" {
+		t.Errorf("widget: got %v; want spec.replicas 6", w)
+	}
+	want := []string{"/ Widget Widget <nil>", "autoscaling/v1 Scale Scale Scale"}
+	if len(d.kinds) < 2 || !slices.Equal(d.kinds[len(d.kinds)-2:], want) { // after the default namespace's create
+		t.Errorf("admission saw %q; want %q", d.kinds, want)
 	}
 }

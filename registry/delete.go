@@ -223,6 +223,9 @@ type deleteOptions struct {
 	// (ignoreStoreReadErrorWithClusterBreakingPotential).
 	ignoreReadError bool
 	emptying        bool // called by emptyNamespace, which finalizes once at the end
+	// collection: a deletecollection's, whose admission sees no name
+	// (kube's admission attributes of a DELETE of a collection).
+	collection bool
 }
 
 // errHasFinalizers makes Delete re-read: a finalizer appeared meanwhile.
@@ -306,7 +309,11 @@ func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj stora
 func (r *Registry) admitDelete(ctx context.Context, res *Resource, ns, name string, old Object, o deleteOptions) error {
 	var a *admission.Attributes
 	if !r.noAdmission() {
-		a = r.newAttributes(ctx, res, admission.Delete, ns, name, "")
+		an := name
+		if o.collection {
+			an = ""
+		}
+		a = r.newAttributes(ctx, res, admission.Delete, ns, an, "")
 		a.DryRun, a.Options = o.dryRun, o.admissionOptions()
 		if old != nil {
 			a.OldObject = old

@@ -486,6 +486,7 @@ func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) erro
 		return err
 	}
 	deleted := storage.ListResult{Revision: l.Revision}
+	o.collection = true
 	for _, it := range l.Items {
 		name, ns := it.Fields["metadata.name"], it.Fields["metadata.namespace"]
 		out, _, err := r.delete(rq.Context(), rq.res, ns, name, o)

@@ -256,7 +256,7 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: sub, Now: r.opts.Now()}
 	o.applied = true // the field manager tracks the write
 	n := normalisation{ns: ns, name: name, o: writeOptions{fieldValidation: fieldIgnore}}
-	w := &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions", force: force,
+	w := &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
 		object: func(old Object, cur storage.Object) (Object, error) {
 			merged, err := res.manager.Apply(old, config, opts)
 			if err != nil {

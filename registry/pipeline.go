@@ -23,7 +23,14 @@ import (
 // managedFields record the object as the writer sent it, defaulted, not
 // what the strategy's Prepare hooks then set (kube's field manager runs
 // in the handler, before its strategies' PrepareForCreate and
-// PrepareForUpdate).
+// PrepareForUpdate), nor what mutating admission changed (kube's runs
+// before admission too): with admission, they are computed on the object
+// as it was before admission (sentForTracking) and set on the admitted
+// one.
+//
+//	POST {metadata: {name: a}, data: {k: v}}
+//	  → a mutating webhook adds annotation defaulted-by
+//	  → managedFields own f:data.f:k, not f:metadata.f:annotations
 //
 // A verb's own work is to make the request object: decode and normalise
 // the body (create, update), apply a patch or an apply configuration to
@@ -56,9 +63,11 @@ type writeRequest struct {
 	// options is the kind of the write's options for admission:
 	// "CreateOptions", "UpdateOptions" or "PatchOptions".
 	options string
-	force   bool // an apply's force option
 	// obj is a create's object, when object is nil.
 	obj Object
+	// view, when set, is how admission sees the write's objects (a
+	// /scale write's: Scales).
+	view *admissionView
 	// object makes the request's object: once on create (old is nil),
 	// from the stored state in each attempt of an update. It is the
 	// pipeline's to change.
@@ -101,15 +110,21 @@ func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage
 			return nil, err
 		}
 		a := r.attributes(ctx, &w, obj, old)
+		sent := r.sentForTracking(a, w.o.applied)
 		if err := r.admit(ctx, a); err != nil {
 			return nil, err
 		}
-		if a != nil {
+		switch {
+		case a != nil && w.view != nil:
+			if obj, err = w.view.back(obj, a.Object); err != nil {
+				return nil, err
+			}
+		case a != nil:
 			obj = Object(a.Object)
 		}
 		var track func(Object) (Object, error)
 		if !w.o.applied {
-			track = func(obj Object) (Object, error) { return r.track(w.res, old, obj, w.o.manager, w.sub) }
+			track = func(obj Object) (Object, error) { return r.trackSent(ctx, w.res, old, obj, sent, w.o.manager, w.sub) }
 		}
 		next, err := r.prepareUpdate(ctx, w.res, obj, old, w.sub, track)
 		if err != nil {
@@ -117,6 +132,9 @@ func (r *Registry) commitUpdate(ctx context.Context, req *writeRequest) (storage
 		}
 		if a != nil {
 			a.Object = next
+			if w.view != nil {
+				a.Object = w.view.of(next)
+			}
 		}
 		return next, r.validate(ctx, a)
 	})
@@ -131,6 +149,7 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		}
 	}
 	a := r.attributes(ctx, w, obj, nil)
+	sent := r.sentForTracking(a, w.o.applied)
 	if err := r.admit(ctx, a); err != nil {
 		return storage.Object{}, toStatus(err, res, obj.Name())
 	}
@@ -146,7 +165,7 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		}
 		var track func(Object) (Object, error)
 		if !w.o.applied {
-			track = func(obj Object) (Object, error) { return r.track(res, nil, obj, w.o.manager, "") }
+			track = func(obj Object) (Object, error) { return r.trackSent(ctx, res, nil, obj, sent, w.o.manager, "") }
 		}
 		prepared, err := r.prepareCreate(ctx, res, obj, track)
 		if err != nil {
@@ -187,7 +206,16 @@ func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Obj
 	if r.noAdmission() {
 		return nil
 	}
-	opts := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": w.options}
+	// A patch's admission sees UpdateOptions (CreateOptions when an apply
+	// creates), without force, as kube's patchToUpdateOptions makes them.
+	kind := w.options
+	if kind == "PatchOptions" {
+		kind = "UpdateOptions"
+		if w.op == admission.Create {
+			kind = "CreateOptions"
+		}
+	}
+	opts := map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": kind}
 	if w.o.dryRun {
 		opts["dryRun"] = []any{"All"}
 	}
@@ -197,15 +225,35 @@ func (r *Registry) attributes(ctx context.Context, w *writeRequest, obj, old Obj
 	if w.o.fieldValidation != "" {
 		opts["fieldValidation"] = w.o.fieldValidation
 	}
-	if w.force {
-		opts["force"] = true
-	}
 	a := r.newAttributes(ctx, w.res, w.op, w.ns, w.name, w.sub)
 	a.Object, a.DryRun, a.Options = obj, w.o.dryRun, opts
 	if old != nil {
 		a.OldObject = old
 	}
+	if v := w.view; v != nil {
+		a.KindGroup, a.KindVersion, a.Kind = v.group, v.version, v.kind
+		a.Object = v.of(obj)
+		if old != nil {
+			a.OldObject = v.of(old)
+		}
+	}
 	return a
+}
+
+// admissionView is how admission sees the objects of a write whose
+// request is not the stored kind (kube's admission of a subresource with
+// a kind of its own):
+//
+//	PUT …/widgets/w/scale {spec: {replicas: 4}}
+//	  → admission sees autoscaling/v1 Scales, old and new
+//	  → a webhook's patch of the Scale's spec.replicas is written to the
+//	    widget's replicas path (back)
+type admissionView struct {
+	group, version, kind string
+	// of is obj as admission sees it.
+	of func(obj Object) map[string]any
+	// back is obj with what admission changed in viewed.
+	back func(obj Object, viewed map[string]any) (Object, error)
 }
 
 func (r *Registry) newAttributes(ctx context.Context, res *Resource, op admission.Operation, ns, name, sub string) *admission.Attributes {
@@ -265,4 +313,57 @@ func warnAll(ctx context.Context, a *admission.Attributes) {
 	for _, w := range a.Warnings() {
 		Warn(ctx, w)
 	}
+}
+
+// sentForTracking is a copy of the request's object before admission, for
+// its managedFields (see the pipeline's doc); nil without a mutating hook
+// or webhook, or for an apply, whose field manager has tracked it
+// already.
+func (r *Registry) sentForTracking(a *admission.Attributes, applied bool) Object {
+	if a == nil || applied || a.Object == nil || (len(r.opts.Admission.Mutating) == 0 && !r.webhooks.Mutates()) {
+		return nil
+	}
+	return Object(a.Object).deepCopy()
+}
+
+// trackSent is r.track of obj, a prepared object, with managedFields
+// computed on sent (the object before admission; nil: obj itself) as
+// prepareCreate and prepareUpdate prepare it for tracking: its status
+// the old one's (a status write: the old object with sent's status), and
+// defaulted.
+func (r *Registry) trackSent(ctx context.Context, res *Resource, old, obj, sent Object, manager, sub string) (Object, error) {
+	if sent == nil {
+		return r.track(res, old, obj, manager, sub)
+	}
+	switch {
+	case sub == "status" && old != nil:
+		next := old.deepCopy()
+		next["status"] = sent["status"]
+		if _, ok := sent["status"]; !ok {
+			delete(next, "status")
+		}
+		sent = next
+	case res.Status && old != nil:
+		sent["status"] = deepCopy(old["status"])
+		if _, ok := old["status"]; !ok {
+			delete(sent, "status")
+		}
+	case res.Status:
+		delete(sent, "status")
+	}
+	if res.Strategy.Default != nil {
+		if err := res.Strategy.Default(ctx, sent); err != nil {
+			return nil, err
+		}
+	}
+	tracked, err := r.track(res, old, sent, manager, sub)
+	if err != nil {
+		return nil, err
+	}
+	if mf, ok := tracked.Meta()["managedFields"]; ok {
+		obj.Meta()["managedFields"] = mf
+	} else {
+		delete(obj.Meta(), "managedFields")
+	}
+	return obj, nil
 }

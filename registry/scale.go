@@ -158,7 +158,7 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 		options = "PatchOptions"
 	}
 	o.applied = true // managedFields are scaleManagedFields'
-	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: options,
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: options, view: scaleView(res),
 		object: func(old Object, cur storage.Object) (Object, error) {
 			in := body
 			if method == http.MethodPatch {
@@ -221,6 +221,36 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			}
 			return next, nil
 		}})
+}
+
+// scaleView is admission's view of a scale write: the Scales of the old
+// and new objects; a mutating hook's change of spec.replicas is written
+// back to the resource's replicas path.
+func scaleView(res *Resource) *admissionView {
+	return &admissionView{group: "autoscaling", version: "v1", kind: "Scale",
+		of: func(obj Object) map[string]any {
+			var m map[string]any
+			_ = json.Unmarshal(mustJSON(scaleOf(res, obj)), &m)
+			return m
+		},
+		back: func(obj Object, viewed map[string]any) (Object, error) {
+			spec, _ := viewed["spec"].(map[string]any)
+			var n int64
+			switch x := spec["replicas"].(type) {
+			case float64:
+				n = int64(x)
+			case json.Number:
+				n, _ = x.Int64()
+			case int64:
+				n = x
+			default:
+				return obj, nil
+			}
+			if n != intAt(obj, res.Scale.SpecReplicasPath) {
+				obj.set(res.Scale.SpecReplicasPath, json.Number(strconv.FormatInt(n, 10)))
+			}
+			return obj, nil
+		}}
 }
 
 // validateScale is kube's check of a custom resource's scale paths

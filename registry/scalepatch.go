@@ -472,7 +472,7 @@ func (r *Registry) applyScale(ctx context.Context, res *Resource, ns, name strin
 	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: "scale", Now: r.opts.Now()}
 	o.applied = true // managedFields are scaleToParent's
 	path := fieldsPath(res.Scale.SpecReplicasPath)
-	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: "PatchOptions", force: force,
+	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: "scale", o: o, options: "PatchOptions", view: scaleView(res),
 		object: func(old Object, cur storage.Object) (Object, error) {
 			base, _, err := decodeJSON(scalePatchBase(res, old), false)
 			if err != nil {

@@ -192,11 +192,15 @@ func statusOf(err error, r *Resource, name string) *StatusError {
 		if code == 0 {
 			code = http.StatusForbidden
 		}
-		if reason == "" {
+		if reason == "" && ae.Details == nil { // a webhook's answer keeps its reason, even none
 			reason = http.StatusText(code)
 		}
 		details := &StatusDetails{Name: name, Group: r.Group, Kind: r.Plural}
-		if ae.Details != nil {
+		switch {
+		case ae.Details == nil:
+		case len(ae.Details) == 0: // a webhook's denial without details: none, as kube's
+			details = nil
+		default:
 			details = &StatusDetails{}
 			_ = convert(ae.Details, details) // a webhook's details, as far as they are a StatusDetails
 		}

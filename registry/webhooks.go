@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
@@ -85,7 +87,40 @@ func (r *Registry) newWebhooks() *webhook.Dispatcher {
 		Conditions:      r.opts.WebhookConditions,
 		NamespaceLabels: r.namespaceLabels,
 		Equivalents:     r.equivalents,
+		Convert:         r.webhookConvert,
+		Authorizer:      r.authorizer,
 	})
+}
+
+// webhookConvert is obj, of resource plural of group, as version: the
+// resource's own conversion (a CRD's conversion webhook, or None), as
+// kube converts the object an Equivalent webhook is sent:
+//
+//	POST /apis/example.com/v2/…/widgets {spec: {colour: red}}
+//	  → a webhook registered for example.com/v1 widgets only
+//	  → it is sent {apiVersion: example.com/v1, spec: {color: red}}
+func (r *Registry) webhookConvert(ctx context.Context, group, plural string, obj map[string]any, version string) (map[string]any, error) {
+	var res *Resource
+	for _, gv := range r.tab.Load().groups[group] {
+		for _, x := range gv.resources {
+			if x.Plural == plural && x.Version == version {
+				res = x
+			}
+		}
+	}
+	if res == nil {
+		return nil, fmt.Errorf("no kind is registered for resource %s in version %s", plural, version)
+	}
+	c, _ := deepCopy(obj).(map[string]any)
+	out, err := res.convert(ctx, []Object{c}, res.GroupVersion())
+	if err != nil {
+		var se *StatusError
+		if errors.As(err, &se) {
+			return nil, &admission.Error{Code: se.Status.Code, Reason: se.Status.Reason, Message: se.Status.Message, Err: err}
+		}
+		return nil, err
+	}
+	return out[0], nil
 }
 
 // namespaceLabels are the stored labels of namespace name; a namespace

@@ -38,8 +38,8 @@ type validatingWebhook struct {
 	Rules                   []webhookRule       `json:"rules,omitempty" listType:"atomic"`
 	FailurePolicy           *string             `json:"failurePolicy,omitempty" default:"Fail"`
 	MatchPolicy             *string             `json:"matchPolicy,omitempty" default:"Equivalent"`
-	NamespaceSelector       *labelSelector      `json:"namespaceSelector,omitempty" default:"{}"`
-	ObjectSelector          *labelSelector      `json:"objectSelector,omitempty" default:"{}"`
+	NamespaceSelector       *labelSelector      `json:"namespaceSelector,omitempty" default:"{}" mapType:"atomic"`
+	ObjectSelector          *labelSelector      `json:"objectSelector,omitempty" default:"{}" mapType:"atomic"`
 	SideEffects             *string             `json:"sideEffects,omitempty"`
 	TimeoutSeconds          *int32              `json:"timeoutSeconds,omitempty" default:"10"`
 	AdmissionReviewVersions []string            `json:"admissionReviewVersions,omitempty" listType:"atomic"`

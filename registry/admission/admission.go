@@ -32,7 +32,12 @@ type Attributes struct {
 	// addressed.
 	Group, Version, Kind  string
 	Resource, Subresource string
-	Namespace, Name       string
+	// KindGroup and KindVersion, when set, are the group and version of
+	// Kind where they are not the resource's: a /scale write's objects
+	// are autoscaling/v1 Scales, whatever the resource's group and
+	// version (kube's admission attributes of a scale).
+	KindGroup, KindVersion string
+	Namespace, Name        string
 	// Object is the new object (nil on DELETE); OldObject the stored one
 	// (nil on CREATE).
 	Object, OldObject map[string]any
@@ -112,8 +117,10 @@ type Error struct {
 	Reason  string
 	Message string
 	// Details, when set, are the answer's Status details as the hook
-	// gives them (a webhook's denial), in their JSON form; nil leaves
-	// the registry's (the object's name, group and kind).
+	// gives them (a webhook's denial), in their JSON form, and Reason is
+	// then kept even when empty; nil leaves the registry's (the
+	// object's name, group and kind, and the code's text for an empty
+	// Reason); empty, none.
 	Details map[string]any
 	Err     error
 }

@@ -31,7 +31,7 @@ func BenchmarkCall(b *testing.B) {
 		c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 		defer c.CloseIdleConnections()
 		obj, _ := json.Marshal(a.Object)
-		body, _, err := reviewFor(a, &invocation{"", "v1", "ConfigMap"}, obj, nil, "v1")
+		body, _, err := reviewFor(a, &invocation{"", "v1", "ConfigMap", "", "v1"}, obj, nil, "v1")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,54 +56,97 @@ type failingTransport struct{ err error }
 
 func (t failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, t.err }
 
-// bodies encodes the request's objects once per version they are sent
-// as, for every webhook of a write.
+// bodies holds the request's objects as each version they are sent as
+// (converted once per version, matchPolicy Equivalent) and their
+// encodings, for every webhook of a write.
 type bodies struct {
-	a  *admission.Attributes
-	mu sync.Mutex
-	by map[string][2]json.RawMessage // version → object, old object
+	d         *Dispatcher
+	a         *admission.Attributes
+	mu        sync.Mutex
+	versioned map[string][2]map[string]any  // version → object, old object
+	by        map[string][2]json.RawMessage // version → their JSON
 }
 
-func newBodies(a *admission.Attributes) *bodies {
-	return &bodies{a: a, by: map[string][2]json.RawMessage{}}
+func (d *Dispatcher) newBodies(a *admission.Attributes) *bodies {
+	return &bodies{d: d, a: a, versioned: map[string][2]map[string]any{}, by: map[string][2]json.RawMessage{}}
 }
 
-func (b *bodies) objects(inv *invocation) (obj, old json.RawMessage, err error) {
+// objects are the object and old object as inv's version.
+func (b *bodies) objects(ctx context.Context, inv *invocation) (obj, old map[string]any, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.objectsLocked(ctx, inv)
+}
+
+func (b *bodies) objectsLocked(ctx context.Context, inv *invocation) (obj, old map[string]any, err error) {
+	if !inv.converts(b.a) {
+		return b.a.Object, b.a.OldObject, nil
+	}
+	if o, ok := b.versioned[inv.version]; ok {
+		return o[0], o[1], nil
+	}
+	if obj, err = b.d.convert(ctx, b.a, b.a.Object, inv.version, inv.kind); err != nil {
+		return nil, nil, err
+	}
+	if old, err = b.d.convert(ctx, b.a, b.a.OldObject, inv.version, inv.kind); err != nil {
+		return nil, nil, err
+	}
+	b.versioned[inv.version] = [2]map[string]any{obj, old}
+	return obj, old, nil
+}
+
+// encoded are the object and old object as inv's version, in JSON.
+func (b *bodies) encoded(ctx context.Context, inv *invocation) (obj, old json.RawMessage, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if o, ok := b.by[inv.version]; ok {
 		return o[0], o[1], nil
 	}
+	o, oo, err := b.objectsLocked(ctx, inv)
+	if err != nil {
+		return nil, nil, err
+	}
 	enc := func(m map[string]any) (json.RawMessage, error) {
 		if m == nil {
 			return nil, nil
 		}
-		if inv.version != b.a.Version {
-			m = asVersion(m, inv)
-		}
 		return json.Marshal(m)
 	}
-	if obj, err = enc(b.a.Object); err != nil {
+	if obj, err = enc(o); err != nil {
 		return nil, nil, err
 	}
-	if old, err = enc(b.a.OldObject); err != nil {
+	if old, err = enc(oo); err != nil {
 		return nil, nil, err
 	}
 	b.by[inv.version] = [2]json.RawMessage{obj, old}
 	return obj, old, nil
 }
 
-// asVersion is obj as another version of its resource: kube's "None"
-// conversion (the apiVersion changes, nothing else), which is what a
-// resource without a conversion of its own gets.
-func asVersion(obj map[string]any, inv *invocation) map[string]any {
-	c := make(map[string]any, len(obj))
-	for k, v := range obj {
-		c[k] = v
+// convert is obj, an object of a's resource, as version (whose kind is
+// kind): converted by Options.Convert, or by kube's "None" conversion
+// (apiVersion and kind rewritten, nothing else) without one. A failed
+// conversion is kube's 500, as its webhook dispatcher reports one.
+func (d *Dispatcher) convert(ctx context.Context, a *admission.Attributes, obj map[string]any, version, kind string) (map[string]any, error) {
+	if obj == nil {
+		return nil, nil
 	}
-	c["apiVersion"] = groupVersion(inv.group, inv.version)
-	c["kind"] = inv.kind
-	return c
+	if d.opts.Convert == nil {
+		c := make(map[string]any, len(obj))
+		for k, v := range obj {
+			c[k] = v
+		}
+		c["apiVersion"], c["kind"] = groupVersion(a.Group, version), kind
+		return c, nil
+	}
+	out, err := d.opts.Convert(ctx, a.Group, a.Resource, obj, version)
+	if err != nil {
+		var ae *admission.Error
+		if asAdmissionError(err, &ae) {
+			return nil, ae
+		}
+		return nil, internal(err)
+	}
+	return out, nil
 }
 
 func groupVersion(group, version string) string {
@@ -133,8 +178,12 @@ func (d *Dispatcher) call(ctx context.Context, h *hook, inv *invocation, a *admi
 	if version == "" {
 		return nil, &CallError{h.Name, errors.New("could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)")}
 	}
-	obj, old, err := b.objects(inv)
+	obj, old, err := b.encoded(ctx, inv)
 	if err != nil {
+		var ae *admission.Error
+		if asAdmissionError(err, &ae) {
+			return nil, ae // a failed conversion: kube's 500 whatever the policy
+		}
 		return nil, &CallError{h.Name, fmt.Errorf("could not create admission objects: %w", err)}
 	}
 	body, uid, err := reviewFor(a, inv, obj, old, version)
@@ -166,7 +215,7 @@ func (d *Dispatcher) call(ctx context.Context, h *hook, inv *invocation, a *admi
 		return nil, &CallError{h.Name, fmt.Errorf("failed to call webhook: the response is larger than %d bytes", d.opts.MaxResponseBytes)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &CallError{h.Name, fmt.Errorf("failed to call webhook: an error on the server (%q) has prevented the request from succeeding", truncate(data))}
+		return nil, &CallError{h.Name, fmt.Errorf("failed to call webhook: %s", unexpectedAnswer(resp.StatusCode, resp.Header.Get("Content-Type"), data))}
 	}
 	if data, err = reviewJSON(data); err != nil {
 		return nil, &CallError{h.Name, fmt.Errorf("failed to call webhook: %w", err)}
@@ -199,11 +248,59 @@ func reviewJSON(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-func truncate(b []byte) string {
-	if len(b) > 256 {
-		return string(b[:256]) + "…"
+// unexpectedAnswer is what kube's webhook client (client-go's REST
+// client) reports of an answer with a status code other than 2xx: a
+// failure Status's message, or its generic message for the code with the
+// body as its text when it is text (at most 2 KiB, trimmed), "unknown"
+// otherwise.
+//
+//	500 text/plain "oops\n" → an error on the server ("oops") has prevented the request from succeeding
+//	404 text/html  …        → the server could not find the requested resource
+func unexpectedAnswer(code int, contentType string, body []byte) string {
+	var st struct {
+		Kind, Status, Message string
 	}
-	return string(b)
+	if json.Unmarshal(body, &st) == nil && st.Kind == "Status" && st.Status == "Failure" {
+		return st.Message
+	}
+	if len(body) > 2048 {
+		body = body[:2048]
+	}
+	msg := "unknown"
+	if mt, _, err := mime.ParseMediaType(contentType); contentType == "" || (err == nil && strings.HasPrefix(mt, "text/")) {
+		msg = strings.TrimSpace(string(body))
+	}
+	switch code {
+	case http.StatusConflict:
+		return "the server reported a conflict"
+	case http.StatusNotFound:
+		return "the server could not find the requested resource"
+	case http.StatusBadRequest:
+		return "the server rejected our request for an unknown reason"
+	case http.StatusUnauthorized:
+		return "the server has asked for the client to provide credentials"
+	case http.StatusForbidden, http.StatusUnsupportedMediaType:
+		return msg
+	case http.StatusNotAcceptable:
+		if msg == "" || msg == "unknown" {
+			return "the server was unable to respond with a content type that the client supports"
+		}
+		return msg
+	case http.StatusMethodNotAllowed:
+		return "the server does not allow this method on the requested resource"
+	case http.StatusUnprocessableEntity:
+		return "the server rejected our request due to an error in our request"
+	case http.StatusServiceUnavailable:
+		return "the server is currently unable to handle the request"
+	case http.StatusGatewayTimeout:
+		return "the server was unable to return a response in the time allotted, but may still be processing the request"
+	case http.StatusTooManyRequests:
+		return "the server has received too many requests and has asked us to try again later"
+	}
+	if code >= 500 {
+		return fmt.Sprintf("an error on the server (%q) has prevented the request from succeeding", msg)
+	}
+	return fmt.Sprintf("the server responded with the status code %d but did not return more information", code)
 }
 
 // target is the URL to call h at, with kube's timeout parameter
@@ -242,8 +339,8 @@ func withTimeout(u *url.URL, timeout time.Duration) string {
 
 // mutate calls a mutating webhook and applies its patch to a.Object;
 // changed reports whether the object changed.
-func (d *Dispatcher) mutate(ctx context.Context, h *hook, inv *invocation, a *admission.Attributes) (changed bool, err error) {
-	resp, err := d.call(ctx, h, inv, a, newBodies(a))
+func (d *Dispatcher) mutate(ctx context.Context, h *hook, inv *invocation, a *admission.Attributes, b *bodies) (changed bool, err error) {
+	resp, err := d.call(ctx, h, inv, a, b)
 	if err != nil {
 		return false, err
 	}
@@ -269,9 +366,9 @@ func (d *Dispatcher) mutate(ctx context.Context, h *hook, inv *invocation, a *ad
 	if *resp.PatchType != "JSONPatch" {
 		return false, &CallError{h.Name, fmt.Errorf("unsupported patch type %q", *resp.PatchType)}
 	}
-	obj := a.Object
-	if inv.version != a.Version {
-		obj = asVersion(obj, inv)
+	obj, _, err := b.objects(ctx, inv)
+	if err != nil {
+		return false, err
 	}
 	doc, err := json.Marshal(obj)
 	if err != nil {
@@ -287,8 +384,13 @@ func (d *Dispatcher) mutate(ctx context.Context, h *hook, inv *invocation, a *ad
 	if err := dec.Decode(&next); err != nil || next == nil {
 		return false, internal(fmt.Errorf("the patched object is not a JSON object: %v", err))
 	}
-	if inv.version != a.Version {
-		next["apiVersion"], next["kind"] = groupVersion(a.Group, a.Version), a.Kind
+	if inv.converts(a) {
+		// The patched object, at the webhook's version, back to the
+		// request's.
+		next["apiVersion"], next["kind"] = groupVersion(a.Group, inv.version), inv.kind
+		if next, err = d.convert(ctx, a, next, a.Version, a.Kind); err != nil {
+			return false, err
+		}
 	}
 	changed = !reflect.DeepEqual(stripNumbers(a.Object), stripNumbers(next))
 	if changed {
@@ -297,8 +399,11 @@ func (d *Dispatcher) mutate(ctx context.Context, h *hook, inv *invocation, a *ad
 	return changed, nil
 }
 
+// internal is kube's apierrors.NewInternalError: a 500 whose one cause
+// is err's text.
 func internal(err error) *admission.Error {
-	return &admission.Error{Code: http.StatusInternalServerError, Reason: "InternalError", Message: "Internal error occurred: " + err.Error(), Err: err}
+	return &admission.Error{Code: http.StatusInternalServerError, Reason: "InternalError", Message: "Internal error occurred: " + err.Error(), Err: err,
+		Details: map[string]any{"causes": []any{map[string]any{"message": err.Error()}}}}
 }
 
 // stripNumbers is v with every number as float64, to compare objects

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/authz"
 )
 
 // Options configure a Dispatcher.
@@ -34,9 +35,22 @@ type Options struct {
 	// Equivalents are the versions and kinds a resource of a group is
 	// served as (matchPolicy Equivalent); nil: only the request's.
 	Equivalents func(group, resource string) []Version
+	// Convert is obj, an object of resource of group, converted to
+	// version, for a webhook that matches the request through another
+	// version of its resource (matchPolicy Equivalent): the webhook is
+	// sent, its matchConditions see and its patch applies to the object
+	// as that version, and the patched object is converted back. It must
+	// not change obj; an *admission.Error is the answer as it is, any
+	// other error kube's 500. Nil: kube's "None" conversion (apiVersion
+	// and kind rewritten, nothing else).
+	Convert func(ctx context.Context, group, resource string, obj map[string]any, version string) (map[string]any, error)
 	// Conditions compiles matchConditions; nil refuses a configuration
 	// that has them (Check), rather than ignore them.
 	Conditions ConditionCompiler
+	// Authorizer is what matchConditions' authorizer variable asks, as
+	// the request's user (kube's: the server's authorizer); nil leaves
+	// it unbound, and an expression that calls it fails.
+	Authorizer authz.Authorizer
 	// MaxResponseBytes bounds a webhook's answer (default 10 MiB); a
 	// larger one is a failed call.
 	MaxResponseBytes int64
@@ -70,12 +84,16 @@ type Condition interface {
 	Match(ctx context.Context, in ConditionInput) (bool, error)
 }
 
-// ConditionInput is what matchConditions are evaluated on: the write,
-// and the group, version and kind of the object as the webhook would
-// be sent it.
+// ConditionInput is what matchConditions are evaluated on: the write
+// (its objects as the webhook would be sent them), the group, version
+// and kind of the object as the webhook would be sent it, the version of
+// the resource the webhook matched (Version when empty), and the
+// authorizer the authorizer variable asks (nil: unbound).
 type ConditionInput struct {
 	*admission.Attributes
 	Group, Version, Kind string
+	ResourceVersion      string
+	Authorizer           authz.Authorizer
 }
 
 // Dispatcher calls the webhooks of the configurations it is given (Set),
@@ -134,6 +152,9 @@ func New(opts Options) *Dispatcher {
 func (d *Dispatcher) Empty() bool {
 	return len(*d.mutating.Load()) == 0 && len(*d.validating.Load()) == 0
 }
+
+// Mutates reports whether the dispatcher has a mutating webhook.
+func (d *Dispatcher) Mutates() bool { return len(*d.mutating.Load()) > 0 }
 
 // Check reports what makes a configuration unusable beyond Validate:
 // match conditions that do not compile (kube's messages), or that no
@@ -345,14 +366,15 @@ func (d *Dispatcher) AdmitRound(ctx context.Context, a *admission.Attributes, r 
 		if round == 1 && !r.reinvoke[h.id] {
 			continue
 		}
-		inv, err := d.shouldCall(ctx, h, a)
+		b := d.newBodies(a)
+		inv, err := d.shouldCall(ctx, h, a, b)
 		if err != nil {
 			return err
 		}
 		if inv == nil {
 			continue
 		}
-		changed, err := d.mutate(ctx, h, inv, a)
+		changed, err := d.mutate(ctx, h, inv, a, b)
 		if changed {
 			r.requireReinvoke()
 			r.again = true
@@ -390,8 +412,9 @@ func (d *Dispatcher) Validate(ctx context.Context, a *admission.Attributes) erro
 		inv *invocation
 	}
 	var calls []call
+	bodies := d.newBodies(a)
 	for _, h := range hooks {
-		inv, err := d.shouldCall(ctx, h, a)
+		inv, err := d.shouldCall(ctx, h, a, bodies)
 		if err != nil {
 			return err
 		}
@@ -405,7 +428,6 @@ func (d *Dispatcher) Validate(ctx context.Context, a *admission.Attributes) erro
 	if ctx.Err() != nil {
 		return timeoutError()
 	}
-	bodies := newBodies(a)
 	errs := make(chan error, len(calls))
 	warnings := make([][]string, len(calls))
 	var wg sync.WaitGroup
@@ -461,7 +483,7 @@ func byPolicy(ctx context.Context, h *hook, err error) error {
 		}
 		return nil
 	}
-	return &admission.Error{Code: http.StatusInternalServerError, Reason: "InternalError", Message: "Internal error occurred: " + ce.Error(), Err: ce}
+	return internal(ce)
 }
 
 func timeoutError() error {
@@ -501,7 +523,11 @@ func denial(name string, s *Status) *admission.Error {
 	if code < http.StatusBadRequest {
 		code = http.StatusBadRequest
 	}
-	return &admission.Error{Code: code, Reason: s.Reason, Message: msg, Details: s.Details}
+	details := s.Details
+	if details == nil {
+		details = map[string]any{} // none: kube's denial has no details of its own
+	}
+	return &admission.Error{Code: code, Reason: s.Reason, Message: msg, Details: details}
 }
 
 func asAdmissionError(err error, target **admission.Error) bool { return errors.As(err, target) }

@@ -10,7 +10,10 @@
 // the webhooks kube would call — rules (operations, groups, versions,
 // resources with subresources and wildcards, scope), namespaceSelector
 // (Options.NamespaceLabels), objectSelector, matchPolicy (Equivalent
-// through Options.Equivalents), matchConditions (Options.Conditions) —
+// through Options.Equivalents: such a webhook is sent, and its
+// matchConditions see, the object converted by Options.Convert, and its
+// patch is converted back), matchConditions (Options.Conditions, whose
+// authorizer variable asks Options.Authorizer) —
 // and sends each an admission.k8s.io AdmissionReview over HTTPS: to the
 // configuration's URL or to the service Options.ResolveService resolves,
 // trusting the caBundle. Mutating webhooks are called in order

@@ -63,3 +63,19 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnexpectedAnswer: any status code, content type and body of a
+// non-2xx answer make a message, never a panic, quoting at most 2 KiB of
+// the body.
+func FuzzUnexpectedAnswer(f *testing.F) {
+	f.Add(500, "text/plain", []byte("oops\n"))
+	f.Add(404, "", []byte(""))
+	f.Add(500, "application/json", []byte(`{"kind":"Status","status":"Failure","message":"m"}`))
+	f.Add(418, "text/html; charset=\"", []byte("<html>"))
+	f.Fuzz(func(t *testing.T, code int, contentType string, body []byte) {
+		msg := unexpectedAnswer(code, contentType, body)
+		if len(msg) > 2048*6+200 && !json.Valid(body) { // %q escapes a byte to at most 6 bytes
+			t.Fatalf("a message of %d bytes for a body of %d", len(msg), len(body))
+		}
+	})
+}

@@ -9,11 +9,29 @@ import (
 	"github.com/kapi-dev/kapi/registry/admission"
 )
 
-// invocation is how a matching webhook is called: the group, version and
-// kind of the object it is sent (the request's, or with matchPolicy
-// Equivalent another version of the same resource).
+// invocation is how a matching webhook is called: the group and version
+// of the resource it matched, and the kind of the object it is sent (the
+// request's, or with matchPolicy Equivalent another version of the same
+// resource), with its group and version.
 type invocation struct {
-	group, version, kind string
+	group, version, kind   string
+	kindGroup, kindVersion string
+}
+
+// newInvocation is the invocation of a at version of its resource, whose
+// kind there is kind; a's own kind when it has one apart from its
+// resource (a Scale, the same in every version).
+func newInvocation(a *admission.Attributes, version, kind string) *invocation {
+	if a.KindVersion != "" {
+		return &invocation{a.Group, version, a.Kind, a.KindGroup, a.KindVersion}
+	}
+	return &invocation{a.Group, version, kind, a.Group, version}
+}
+
+// converts reports whether the object inv is sent differs from a's: an
+// Equivalent version of a resource whose kind is its own.
+func (inv *invocation) converts(a *admission.Attributes) bool {
+	return inv.version != a.Version && a.KindVersion == ""
 }
 
 // exempt tells the writes no webhook sees: of webhook configurations and
@@ -75,7 +93,9 @@ func exactOrWildcard(items []string, s string) bool {
 // selectors, the rules (with matchPolicy Equivalent, the rules again for
 // the resource's other versions) and the match conditions. It returns
 // nil when h is not called for a; an error is the answer to the write.
-func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*invocation, error) {
+// The match conditions see the object as the webhook would be sent it
+// (converted by b).
+func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes, b *bodies) (*invocation, error) {
 	nsMatch, nsErr := d.matchNamespace(ctx, h, a)
 	if !nsMatch && nsErr == nil {
 		return nil, nil
@@ -86,7 +106,7 @@ func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 	var inv *invocation
 	for i := range h.Rules {
 		if h.Rules[i].matches(a, a.Group, a.Version) {
-			inv = &invocation{a.Group, a.Version, a.Kind}
+			inv = newInvocation(a, a.Version, a.Kind)
 			break
 		}
 	}
@@ -95,7 +115,7 @@ func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 		for i := range h.Rules {
 			for _, e := range d.opts.Equivalents(a.Group, a.Resource) {
 				if e.Version != a.Version && h.Rules[i].matches(a, a.Group, e.Version) {
-					inv = &invocation{a.Group, e.Version, e.Kind}
+					inv = newInvocation(a, e.Version, e.Kind)
 					break outer
 				}
 			}
@@ -108,7 +128,17 @@ func (d *Dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 		return nil, nsErr
 	}
 	if h.conditions != nil {
-		ok, err := h.conditions.Match(ctx, ConditionInput{a, inv.group, inv.version, inv.kind})
+		in := ConditionInput{Attributes: a, Group: inv.kindGroup, Version: inv.kindVersion, Kind: inv.kind, ResourceVersion: inv.version, Authorizer: d.opts.Authorizer}
+		if inv.converts(a) {
+			obj, old, err := b.objects(ctx, inv)
+			if err != nil {
+				return nil, err
+			}
+			va := *a
+			va.Object, va.OldObject = obj, old
+			in.Attributes = &va
+		}
+		ok, err := h.conditions.Match(ctx, in)
 		if err != nil {
 			return nil, &admission.Error{Code: 403, Reason: "Forbidden", Err: err,
 				Message: fmt.Sprintf("%s %q is forbidden: %v", qualified(a), a.Name, err)}

@@ -73,12 +73,16 @@ type Status struct {
 // the AdmissionReview version v ("v1" or "v1beta1").
 func reviewFor(a *admission.Attributes, inv *invocation, object, old json.RawMessage, v string) ([]byte, string, error) {
 	uid := newUID()
+	kindGroup, kindVersion := a.Group, a.Version
+	if a.KindVersion != "" {
+		kindGroup, kindVersion = a.KindGroup, a.KindVersion
+	}
 	req := reviewRequest{
 		UID:                uid,
-		Kind:               gvk{inv.group, inv.version, inv.kind},
+		Kind:               gvk{inv.kindGroup, inv.kindVersion, inv.kind},
 		Resource:           gvr{inv.group, inv.version, a.Resource},
 		SubResource:        a.Subresource,
-		RequestKind:        &gvk{a.Group, a.Version, a.Kind},
+		RequestKind:        &gvk{kindGroup, kindVersion, a.Kind},
 		RequestResource:    &gvr{a.Group, a.Version, a.Resource},
 		RequestSubResource: a.Subresource,
 		Name:               a.Name,
