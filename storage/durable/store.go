@@ -57,9 +57,9 @@ type Store struct {
 }
 
 // commitStats count the committer's work (written by the committer
-// only, read once it is idle).
+// only; read after Close: BenchmarkWriters).
 type commitStats struct {
-	commits, writes    int
+	commits, writes   int
 	gather, disk, mem time.Duration
 }
 
