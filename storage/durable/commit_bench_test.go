@@ -16,7 +16,8 @@ import (
 // this disk, the engines side by side: the bare sync (the records
 // appended to a file, then fdatasync), bbolt (the store's first engine:
 // the records put in a bucket in one transaction, which syncs the data
-// pages, then the meta page) and pebble (the store's commit: one batch
+// pages, then the meta page; also with NoFreelistSync, which leaves the
+// freelist out of the commit) and pebble (the store's commit: one batch
 // appended to pebble's log, then one fdatasync). Each iteration commits
 // once on each, in turn, so that other processes' I/O weighs on all
 // three alike; the metrics are the mean milliseconds of each and the
@@ -37,19 +38,36 @@ func BenchmarkCommit(b *testing.B) {
 			}
 			defer raw.Close()
 			buf := slices.Concat(records...)
-			bdb, err := bolt.Open(filepath.Join(dir, "bolt.db"), 0o600, &bolt.Options{FreelistType: bolt.FreelistMapType})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer bdb.Close()
-			bdb.Update(func(tx *bolt.Tx) error {
-				for _, n := range []string{"meta", "log"} {
-					if _, err := tx.CreateBucket([]byte(n)); err != nil {
-						return err
-					}
+			openBolt := func(name string, noFreelistSync bool) *bolt.DB {
+				db, err := bolt.Open(filepath.Join(dir, name), 0o600, &bolt.Options{FreelistType: bolt.FreelistMapType, NoFreelistSync: noFreelistSync})
+				if err != nil {
+					b.Fatal(err)
 				}
-				return nil
-			})
+				b.Cleanup(func() { db.Close() })
+				db.Update(func(tx *bolt.Tx) error {
+					for _, n := range []string{"meta", "log"} {
+						if _, err := tx.CreateBucket([]byte(n)); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				return db
+			}
+			boltCommit := func(db *bolt.DB) func(uint64) error {
+				return func(first uint64) error {
+					return db.Update(func(tx *bolt.Tx) error {
+						log := tx.Bucket([]byte("log"))
+						log.FillPercent = 1
+						for i, r := range records {
+							if err := log.Put(logKey(first+uint64(i)), r); err != nil {
+								return err
+							}
+						}
+						return tx.Bucket([]byte("meta")).Put(keyRevision, uvarint(first+uint64(group)-1))
+					})
+				}
+			}
 			d, err := openDisk(filepath.Join(dir, "store"))
 			if err != nil {
 				b.Fatal(err)
@@ -65,19 +83,9 @@ func BenchmarkCommit(b *testing.B) {
 					}
 					return syscall.Fdatasync(int(raw.Fd()))
 				}},
-				{"bbolt", func(first uint64) error {
-					return bdb.Update(func(tx *bolt.Tx) error {
-						log := tx.Bucket([]byte("log"))
-						log.FillPercent = 1
-						for i, r := range records {
-							if err := log.Put(logKey(first+uint64(i)), r); err != nil {
-								return err
-							}
-						}
-						return tx.Bucket([]byte("meta")).Put(keyRevision, uvarint(first+uint64(group)-1))
-					})
-				}},
+				{"bbolt", boltCommit(openBolt("bolt.db", false))},
 				{"pebble", func(first uint64) error { return d.commit(first, records, 0) }},
+				{"bbolt-nofreelistsync", boltCommit(openBolt("bolt-nfs.db", true))},
 			}
 			took := make([][]time.Duration, len(engines))
 			b.ResetTimer()

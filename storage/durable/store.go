@@ -87,9 +87,9 @@ var _ storage.Interface = (*Store)(nil)
 
 // Open opens the store kept in dir (created if needed), reading its
 // state and history into memory. Errors are *OpenError values: the
-// directory is not writable (ErrNotWritable), another store has the file
-// open (ErrLocked) or the file is damaged (ErrCorrupt); the file is left
-// as it was then.
+// directory is not writable (ErrNotWritable), another store has it open
+// (ErrLocked) or its files are damaged (ErrCorrupt); they are left as
+// they were then.
 func Open(dir string, opts Options) (*Store, error) {
 	d, err := openDisk(dir)
 	if err != nil {
@@ -434,7 +434,7 @@ func waitBatch(ctx context.Context, b *batch) error {
 }
 
 // commitLoop is the one committer: it takes every write queued so far,
-// commits them in one bbolt transaction (one fsync for all: group
+// commits them in one pebble batch (one sync for all: group
 // commit), applies them to memory in revision order and wakes their
 // writers. Writes queued meanwhile make the next batch.
 //
