@@ -52,8 +52,11 @@
 //     process): the store's logger turns that into a panic the commit
 //     recovers, and the database is reopened before the next commit.
 //     Should the failed commit have reached the log anyway (found on
-//     reopening), writes stop until the store is reopened, as memory and
-//     disk may then disagree. Open refuses a directory it cannot write
+//     reopening), or the database not reopen, writes stop until the
+//     store is reopened, as memory and disk may then disagree. (A full
+//     disk met first by pebble's background flush of its memtable, not
+//     by a commit, is retried by pebble and stalls commits once its
+//     memtables are full, until there is room: a known limit.) Open refuses a directory it cannot write
 //     (ErrNotWritable), a directory another store has open (ErrLocked)
 //     and damage (ErrCorrupt: a table truncated, overwritten or lost, a
 //     database missing, emptied or not kapi's, a log or MANIFEST cut
