@@ -13,7 +13,7 @@ test: lint unit conformance
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # The Go modules besides the core: the etcd3 backend, the durable backend
-# (bbolt), CEL rules, the real-client conformance checks, the side-by-side
+# (pebble), CEL rules, the real-client conformance checks, the side-by-side
 # benchmarks, the reference implementations' start-up (kube-apiserver
 # built from k8s.io/kubernetes), envtest (controller tests, a drop-in for
 # controller-runtime's envtest), metrics (Prometheus' client) and the
@@ -44,7 +44,7 @@ unit:
 	cd gen/builtin && $(GO) test -count 1 ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
-## on the in-memory store, on etcd3 (an embedded etcd), on the watch cache in front of etcd3 and on the durable store (bbolt, synced).
+## on the in-memory store, on etcd3 (an embedded etcd), on the watch cache in front of etcd3 and on the durable store (pebble, synced).
 conformance:
 	cd conformance && $(GO) test -race -count 1 ./...
 	cd conformance && KAPI_CONFORMANCE_STORAGE=etcd3 $(GO) test -race -count 1 ./...

@@ -9,7 +9,7 @@
 //   - storage: the storage Interface every backend implements, with
 //     storage/memory (the MVCC in-memory default) and storage/storagetest
 //     (the conformance suite every backend passes); the etcd backend
-//     (storage/etcd3) and the durable single-process one on bbolt
+//     (storage/etcd3) and the durable single-process one on pebble
 //     (storage/durable) are modules of their own;
 //   - registry: resource definitions turned into an http.Handler that real
 //     Kubernetes clients (client-go, kubectl) use unchanged, with the

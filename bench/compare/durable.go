@@ -14,7 +14,7 @@ import (
 func KapiDurable() PeerInfo {
 	return PeerInfo{
 		Name: "kapi durable",
-		What: "storage/durable (bbolt, every write synced, group commit) in a temporary directory; same encoding as kapi memory",
+		What: "storage/durable (pebble, every write synced, group commit) in a temporary directory; same encoding as kapi memory",
 		Start: func(context.Context, *Etcd) (Peer, error) {
 			dir, err := os.MkdirTemp("", "kapi-bench-durable-")
 			if err != nil {

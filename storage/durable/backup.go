@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"archive/tar"
 	"context"
 	"errors"
 	"fmt"
@@ -8,12 +9,16 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cockroachdb/pebble"
+
 	"github.com/kapi-dev/kapi/storage"
 )
 
 // Backup writes a consistent copy of the store, state and history, to w
-// while the store goes on serving (one bbolt read transaction, as
-// `etcdctl snapshot save`). It returns the bytes written.
+// while the store goes on serving (as `etcdctl snapshot save`): a pebble
+// checkpoint of the database, its files in a tar stream ending with an
+// end entry (backupEnd), so that a backup cut short is told from a whole
+// one. It returns the bytes written.
 func (s *Store) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -23,6 +28,76 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (int64, error) {
 		return n, &storage.Error{Err: storage.ErrUnavailable, Msg: "durable: backup: " + err.Error()}
 	}
 	return n, nil
+}
+
+// backupEnd is a backup's last entry.
+const backupEnd = "kapi-durable-backup-end"
+
+// backup checkpoints the database (its tables hard-linked, its log
+// copied; commits wait meanwhile) and writes the checkpoint to w.
+func (d *disk) backup(w io.Writer) (int64, error) {
+	tmp, err := os.MkdirTemp(d.dir, ".backup-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	cp := filepath.Join(tmp, DirName)
+	d.mu.Lock()
+	err = d.ready()
+	if err == nil {
+		err = d.db.Checkpoint(cp, pebble.WithFlushedWAL())
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir(cp)
+	if err != nil {
+		return 0, err
+	}
+	cw := &countWriter{w: w}
+	tw := tar.NewWriter(cw)
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if err := addFile(tw, filepath.Join(cp, e.Name())); err != nil {
+			return cw.n, err
+		}
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: backupEnd, Mode: 0o600, Typeflag: tar.TypeReg}); err != nil {
+		return cw.n, err
+	}
+	err = tw.Close()
+	return cw.n, err
+}
+
+func addFile(tw *tar.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: fi.Name(), Mode: 0o600, Size: fi.Size(), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	_, err = io.Copy(tw, f)
+	return err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // BackupFile writes a backup to path atomically: a file beside it,
@@ -54,51 +129,87 @@ func (s *Store) BackupFile(ctx context.Context, path string) error {
 var ErrDataExists = errors.New("durable: the data directory already holds a store")
 
 // Restore makes dir (which must not hold a store) a store holding the
-// backup at path, checked first (*OpenError with ErrCorrupt when it is not
-// a whole kapi database). Open(dir) then serves it at the revision of the
-// backup, with the history the backup held.
+// backup at path, checked first (*OpenError with ErrCorrupt when it is
+// not a whole kapi backup): unpacked beside its place, read, then
+// renamed into place with the marker at its revision. Open(dir) then
+// serves it at the revision of the backup, with the history the backup
+// held.
 func Restore(backup, dir string) error {
-	db, err := openBolt(backup, true)
+	f, err := os.Open(backup)
 	if err != nil {
-		return err
+		return &OpenError{Path: backup, Err: ErrCorrupt, Cause: err}
 	}
-	d := &disk{db: db, path: backup}
-	_, _, _, _, lerr := d.load()
-	db.Close()
-	if lerr != nil {
-		return lerr
-	}
+	defer f.Close()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
 	}
-	path := filepath.Join(dir, FileName)
-	if _, err := os.Stat(path); err == nil {
-		return &OpenError{Path: path, Err: ErrDataExists, Cause: errors.New("remove it, or restore into another directory")}
+	for _, name := range []string{DirName, MarkerName, legacyName} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return &OpenError{Path: filepath.Join(dir, name), Err: ErrDataExists, Cause: errors.New("remove it, or restore into another directory")}
+		}
 	}
-	if err := copyFile(backup, path+".restore"); err != nil {
-		os.Remove(path + ".restore")
+	tmp := filepath.Join(dir, DirName+".restore")
+	os.RemoveAll(tmp)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
 	}
-	if err := os.Rename(path+".restore", path); err != nil {
+	if err := unpack(f, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return &OpenError{Path: backup, Err: ErrCorrupt, Cause: err}
+	}
+	_, rev, _, _, err := loadDB(tmp, 0)
+	if err != nil {
+		os.RemoveAll(tmp)
+		if oe, ok := err.(*OpenError); ok {
+			oe.Path = backup
+		}
+		return err
+	}
+	if err := syncDir(tmp); err != nil {
 		return &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
 	}
-	return syncDir(dir)
+	if err := os.Rename(tmp, filepath.Join(dir, DirName)); err != nil {
+		return &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
+	}
+	if err := syncDir(dir); err != nil {
+		return &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
+	}
+	return writeMarker(dir, rev)
 }
 
-// copyFile copies src to a new file dst, synced.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+// unpack writes the files of the tar stream r into dir, synced, and
+// checks that the stream ends with the end entry.
+func unpack(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return errors.New("the backup is cut short: no end entry")
+		}
+		if err != nil {
+			return err
+		}
+		if h.Name == backupEnd {
+			return nil
+		}
+		if h.Typeflag != tar.TypeReg || h.Name != filepath.Base(h.Name) || h.Name == "." || h.Name == ".." {
+			return fmt.Errorf("unexpected entry %q", h.Name)
+		}
+		if err := writeFile(filepath.Join(dir, h.Name), tr); err != nil {
+			return err
+		}
+	}
+}
+
+// writeFile copies r to a new file path, synced.
+func writeFile(path string, r io.Reader) error {
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(out, r); err != nil {
 		out.Close()
-		return fmt.Errorf("copying %s: %w", src, err)
+		return err
 	}
 	if err := out.Sync(); err != nil {
 		out.Close()

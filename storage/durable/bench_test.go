@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,7 +69,7 @@ func filledDir(b *testing.B, n int, compacted bool) (string, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer d.db.Close()
+	defer d.close()
 	const batch = 1000
 	for first := 0; first < n; first += batch {
 		var recs [][]byte
@@ -114,6 +115,23 @@ func heapOf(build func() any) uint64 {
 
 var openObjects = flag.String("open.objects", "100000", "BenchmarkOpen's store sizes, comma-separated")
 
+// dirSize is the bytes of the files under dir.
+func dirSize(b *testing.B, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		fi, err := e.Info()
+		n += fi.Size()
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
 // BenchmarkOpen opens a store of n 2 KiB objects: the start-up time
 // (ns/op), the file's bytes and the heap per object, beside the encoded
 // size of an object. "log": the n creates are all in the history (the
@@ -132,10 +150,7 @@ func BenchmarkOpen(b *testing.B) {
 		for _, compacted := range []bool{false, true} {
 			b.Run(fmt.Sprintf("objects=%d/%s", n, map[bool]string{false: "log", true: "compacted"}[compacted]), func(b *testing.B) {
 				dir, encoded := filledDir(b, n, compacted)
-				fi, err := os.Stat(filepath.Join(dir, FileName))
-				if err != nil {
-					b.Fatal(err)
-				}
+				size := dirSize(b, dir)
 				var opened *Store
 				heap := heapOf(func() any {
 					var err error
@@ -159,7 +174,7 @@ func BenchmarkOpen(b *testing.B) {
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(encoded)/float64(n), "encoded-B/obj")
-				b.ReportMetric(float64(fi.Size())/float64(n), "disk-B/obj")
+				b.ReportMetric(float64(size)/float64(n), "disk-B/obj")
 				b.ReportMetric(float64(heap)/float64(n), "heap-B/obj")
 			})
 		}
@@ -200,4 +215,50 @@ func BenchmarkWrite(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
 	})
+}
+
+// BenchmarkWriters: creates by 1, 16 and 64 concurrent writers, each
+// synced: writes per second, writes per commit and where a commit's
+// time goes (waiting for writers, the disk, the memory store).
+func BenchmarkWriters(b *testing.B) {
+	for _, writers := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			s, err := Open(b.TempDir(), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for w := range writers {
+				n := b.N / writers
+				if w < b.N%writers {
+					n++
+				}
+				wg.Go(func() {
+					for range n {
+						if _, err := s.Create(ctx, benchObject(int(next.Add(1)))); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			el := time.Since(start)
+			b.ReportMetric(float64(b.N)/el.Seconds(), "writes/s")
+			s.Close() // the committer has ended: its counts are final
+			st := s.stats
+			if st.commits > 0 {
+				c := float64(st.commits)
+				b.ReportMetric(float64(st.writes)/c, "writes/commit")
+				b.ReportMetric(float64(st.disk.Microseconds())/c, "disk-µs/commit")
+				b.ReportMetric(float64(st.gather.Microseconds())/c, "gather-µs/commit")
+				b.ReportMetric(float64(st.mem.Microseconds())/c, "mem-µs/commit")
+			}
+		})
+	}
 }

@@ -1,84 +1,145 @@
 package durable
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
+	"github.com/cockroachdb/pebble"
 
 	"github.com/kapi-dev/kapi/storage"
 )
 
-// The bbolt file, FileName in the data directory:
+// The data directory:
 //
-//	meta   format   "kapi-durable/1"
-//	       base     B, uvarint: the state bucket is the state at B
-//	       revision N, uvarint: the last committed revision
-//	state  key → state record (revision, object): the state at B
-//	log    revision (8 bytes big-endian) → change, for every revision in (B, N]
+//	pebble/     the pebble database (DirName): the data
+//	revision    the marker: the last revision known synced (MarkerName)
+//	lock        held (flock) while a store has the directory open
+//
+// The pebble database holds three key spaces:
+//
+//	m format    "kapi-durable/2"
+//	m base      B, uvarint: the state key space is the state at B
+//	m revision  N, uvarint: the last committed revision
+//	s key       → state record (revision, object): the state at B
+//	l revision  (8 bytes big-endian) → change, for every revision in (B, N]
 //
 // The state at N is the state at B with the log applied in order. A
-// compaction to C folds the log's changes up to C into the state bucket
-// and deletes them, in one transaction (base = C). For example:
+// compaction to C folds the log's changes up to C into the state and
+// deletes them, in one batch (base = C). For example:
 //
 //	B=4  state {a@3}         log 5:put b, 6:put a, 7:delete b
 //	compact 6 → B=6  state {a@6, b@5}  log 7:delete b
+//
+// The marker is what detects damage a log cannot show by itself: a log
+// cut short (a file truncated between records, a lost MANIFEST edit)
+// reads as a shorter log, as a crash mid-append does. The marker, a
+// small file replaced atomically (written, synced, renamed), holds a
+// revision every write up to which was acknowledged; it is written off
+// the write path (every markInterval while writes go on, and at Close),
+// so it never costs a write its sync. Open refuses (ErrCorrupt) a
+// database whose revision is below the marker's: only damage to the
+// writes of the last markInterval before it can pass for a crash.
+// For example: marker 120, the log's file cut so that it ends at 97 →
+// ErrCorrupt ("holds revision 97; revision 120 was committed").
 const (
-	// FileName is the bbolt file in the data directory.
-	FileName = "kapi.db"
-	format   = "kapi-durable/1"
+	// DirName is the pebble database in the data directory.
+	DirName = "pebble"
+	// MarkerName is the marker file in the data directory.
+	MarkerName = "revision"
+	lockName   = "lock"
+	format     = "kapi-durable/2"
+	// legacyName is the bbolt file of the store's first format.
+	legacyName = "kapi.db"
 )
+
+// markInterval is how often the marker follows the writes.
+const markInterval = 100 * time.Millisecond
 
 var (
-	bucketMeta  = []byte("meta")
-	bucketState = []byte("state")
-	bucketLog   = []byte("log")
-	keyFormat   = []byte("format")
-	keyBase     = []byte("base")
-	keyRevision = []byte("revision")
+	keyFormat   = []byte("mformat")
+	keyBase     = []byte("mbase")
+	keyRevision = []byte("mrevision")
+	prefixState = byte('s')
+	prefixLog   = byte('l')
 )
 
-func revKey(rev uint64) []byte { return binary.BigEndian.AppendUint64(nil, rev) }
+func stateKey(key string) []byte { return append([]byte{prefixState}, key...) }
+
+func logKey(rev uint64) []byte { return binary.BigEndian.AppendUint64([]byte{prefixLog}, rev) }
 
 func uvarint(v uint64) []byte { return binary.AppendUvarint(nil, v) }
 
-// disk is the bbolt file. Its writers (commit, fold) are serialized by
-// bbolt's writer lock.
+// disk is the data directory. Its writers (commit, fold) and reopen are
+// serialized by mu.
 type disk struct {
-	db   *bolt.DB
-	path string
+	dir, path string
+	lock      *os.File
+
+	mu     sync.Mutex
+	db     *pebble.DB
+	failed error // the engine failed a commit: reopened before the next use
+
+	marked  uint64 // the marker's revision
+	synced  uint64 // the last revision synced (under mu)
+	stop    chan struct{}
+	stopped chan struct{}
+
+	loaded *loaded // what Open read, until Store.Open takes it
 }
 
-// boltOptions: fsync on every commit (bbolt's default), and a bounded
-// wait for the file lock held by another process. The freelist is
-// written with every commit (unlike etcd, which rebuilds it at open):
-// rebuilding it reads every page in a goroutine of bbolt's own, where a
-// page past the end of a truncated file faults beyond recovery; read
-// from its page, it is read in Open's goroutine, where openBolt turns
-// the fault into ErrCorrupt. Pages are bbolt's default, the OS page
-// (4 KiB): 16 KiB pages pack 2 KiB objects tighter (1.1–1.3× their size
-// on disk instead of 1.95×) but made a synced commit ~15% slower
-// (BENCHMARKS.md).
-func boltOptions(readOnly bool) *bolt.Options {
-	return &bolt.Options{
-		Timeout:      time.Second,
-		FreelistType: bolt.FreelistMapType,
-		ReadOnly:     readOnly,
+// loaded is what Open read: the state at base, the log after it up to rev.
+type loaded struct {
+	base, rev uint64
+	state     []storage.Object
+	log       []change
+}
+
+// load returns what openDisk read (once).
+func (d *disk) load() (base, rev uint64, state []storage.Object, log []change) {
+	l := d.loaded
+	d.loaded = nil
+	return l.base, l.rev, l.state, l.log
+}
+
+// engineFault is pebble's fatal error: a commit it could not write or
+// sync leaves its commit pipeline unusable, so pebble stops the
+// process. The store's logger panics with it instead, the commit
+// recovers it, and the database is reopened before the next commit.
+type engineFault struct{ msg string }
+
+type engineLog struct{}
+
+func (engineLog) Infof(string, ...any) {}
+
+func (engineLog) Fatalf(format string, args ...any) {
+	panic(engineFault{fmt.Sprintf(format, args...)})
+}
+
+// engineOptions: every commit synced (the batch's pebble.Sync), the
+// engine's fatal errors turned into panics the commit recovers.
+func engineOptions(readOnly bool) *pebble.Options {
+	return &pebble.Options{
+		ErrorIfNotExists: true,
+		ReadOnly:         readOnly,
+		Logger:           engineLog{},
 	}
 }
 
-// openDisk opens (or creates) the file in dir. A new file is initialized
-// beside it and renamed into place, so that FileName always names an
-// initialized database: an empty or short one is damage, never "new".
+// openDisk opens (or creates) the store in dir: the lock, the marker,
+// then the database, read-only first to check it (so that a damaged one
+// is left as it was: opened for writing, pebble would rewrite its
+// files), then for writing.
 func openDisk(dir string) (_ *disk, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
@@ -86,65 +147,78 @@ func openDisk(dir string) (_ *disk, err error) {
 	if err := probe(dir); err != nil {
 		return nil, &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
 	}
-	path := filepath.Join(dir, FileName)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := initFile(dir, path); err != nil {
-			return nil, &OpenError{Path: path, Err: ErrNotWritable, Cause: err}
-		}
-	}
-	db, err := openBolt(path, false)
+	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &disk{db: db, path: path}, nil
-}
-
-// openBolt opens path and checks it is a whole kapi database. Reading
-// pages past the end of a truncated file faults (SIGBUS) instead of
-// failing: the fault is turned into ErrCorrupt.
-func openBolt(path string, readOnly bool) (db *bolt.DB, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
-		if r := recover(); r != nil {
-			err = &OpenError{Path: path, Err: ErrCorrupt, Cause: fmt.Errorf("reading the file faulted (truncated?): %v", r)}
+		if err != nil {
+			lock.Close()
 		}
 	}()
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: err}
+	path := filepath.Join(dir, DirName)
+	if _, err := os.Stat(filepath.Join(dir, legacyName)); err == nil {
+		return nil, &OpenError{Path: filepath.Join(dir, legacyName), Err: ErrCorrupt,
+			Cause: errors.New("a store of the first format (bbolt), which this version does not read")}
 	}
-	if info.Size() == 0 { // bbolt would make it a new, empty database
-		return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: errors.New("the file is empty")}
-	}
-	db, err = bolt.Open(path, 0o600, boltOptions(readOnly))
+	marked, err := readMarker(dir)
 	if err != nil {
-		sentinel := ErrCorrupt
-		switch {
-		case errors.Is(err, os.ErrPermission):
-			sentinel = ErrNotWritable
-		case errors.Is(err, berrors.ErrTimeout):
-			sentinel = ErrLocked
-		}
-		return nil, &OpenError{Path: path, Err: sentinel, Cause: err}
+		return nil, err
 	}
-	err = db.View(func(tx *bolt.Tx) error {
-		if size := tx.Size(); size > info.Size() {
-			return fmt.Errorf("the file has %d bytes; its pages reach %d", info.Size(), size)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if marked != 0 {
+			return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: fmt.Errorf("the database is missing; the marker says revision %d was committed", marked)}
 		}
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil || string(meta.Get(keyFormat)) != format {
-			return fmt.Errorf("not a %s database", format)
+		if err := initDB(dir, path); err != nil {
+			return nil, &OpenError{Path: path, Err: ErrNotWritable, Cause: err}
 		}
-		if tx.Bucket(bucketState) == nil || tx.Bucket(bucketLog) == nil {
-			return errors.New("a bucket is missing")
-		}
-		return nil
-	})
+		marked = initialRevision
+	}
+	var l loaded
+	if l.base, l.rev, l.state, l.log, err = loadDB(path, marked); err != nil {
+		return nil, err
+	}
+	db, err := pebble.Open(path, engineOptions(false))
 	if err != nil {
+		return nil, openErr(path, err)
+	}
+	d := &disk{dir: dir, path: path, lock: lock, db: db, marked: marked, stop: make(chan struct{}), stopped: make(chan struct{}), loaded: &l}
+	if d.synced, err = d.revision(); err != nil {
 		db.Close()
 		return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: err}
 	}
-	return db, nil
+	go d.markLoop()
+	return d, nil
+}
+
+// lockDir takes the directory's lock, waiting at most a second for
+// another store to let it go.
+func lockDir(dir string) (*os.File, error) {
+	path := filepath.Join(dir, lockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, &OpenError{Path: path, Err: ErrNotWritable, Cause: err}
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			return nil, &OpenError{Path: path, Err: ErrLocked, Cause: err}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// openErr classifies pebble.Open's error.
+func openErr(path string, err error) error {
+	if errors.Is(err, os.ErrPermission) {
+		return &OpenError{Path: path, Err: ErrNotWritable, Cause: err}
+	}
+	return &OpenError{Path: path, Err: ErrCorrupt, Cause: err}
 }
 
 // probe checks that dir takes a new file, synced.
@@ -165,42 +239,41 @@ func probe(dir string) error {
 	return f.Close()
 }
 
-// initFile creates an empty kapi database at path, atomically.
-func initFile(dir, path string) error {
+// initDB creates an empty kapi database at path: made beside it and
+// renamed into place, so that path always names an initialized
+// database (a missing or empty one is damage, never "new"), then the
+// marker.
+func initDB(dir, path string) error {
 	tmp := path + ".init"
-	os.Remove(tmp)
-	db, err := bolt.Open(tmp, 0o600, boltOptions(false))
+	os.RemoveAll(tmp)
+	opts := engineOptions(false)
+	opts.ErrorIfNotExists = false
+	db, err := pebble.Open(tmp, opts)
 	if err != nil {
 		return err
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucket(bucketMeta)
-		if err != nil {
-			return err
-		}
-		for _, b := range [][]byte{bucketState, bucketLog} {
-			if _, err := tx.CreateBucket(b); err != nil {
-				return err
-			}
-		}
-		for k, v := range map[string][]byte{string(keyFormat): []byte(format), string(keyBase): uvarint(initialRevision), string(keyRevision): uvarint(initialRevision)} {
-			if err := meta.Put([]byte(k), v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	b := db.NewBatch()
+	b.Set(keyFormat, []byte(format), nil)
+	b.Set(keyBase, uvarint(initialRevision), nil)
+	b.Set(keyRevision, uvarint(initialRevision), nil)
+	err = b.Commit(pebble.Sync)
+	if err == nil {
+		err = db.Flush()
+	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(tmp)
+		os.RemoveAll(tmp)
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return writeMarker(dir, initialRevision)
 }
 
 func syncDir(dir string) error {
@@ -212,8 +285,149 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// initialRevision is an empty store's revision, as the memory store's.
-const initialRevision = 1
+// The marker: "kapi-durable revision N\n".
+const markerPrefix = "kapi-durable revision "
+
+// readMarker reads dir's marker: 0 when there is none.
+func readMarker(dir string) (uint64, error) {
+	path := filepath.Join(dir, MarkerName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, &OpenError{Path: path, Err: ErrNotWritable, Cause: err}
+	}
+	s, ok := strings.CutPrefix(string(b), markerPrefix)
+	s, ok2 := strings.CutSuffix(s, "\n")
+	rev, perr := strconv.ParseUint(s, 10, 64)
+	if !ok || !ok2 || perr != nil {
+		return 0, &OpenError{Path: path, Err: ErrCorrupt, Cause: fmt.Errorf("not a revision marker: %q", b)}
+	}
+	return rev, nil
+}
+
+// writeMarker replaces dir's marker with rev, atomically and synced.
+func writeMarker(dir string, rev uint64) error {
+	path := filepath.Join(dir, MarkerName)
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(f, "%s%d\n", markerPrefix, rev); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// markLoop moves the marker to the last synced revision every
+// markInterval. A marker that cannot be written (a full disk) stays
+// behind: it only narrows what damage Open detects, never what is kept.
+func (d *disk) markLoop() {
+	defer close(d.stopped)
+	t := time.NewTicker(markInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-t.C:
+		}
+		d.mark()
+	}
+}
+
+func (d *disk) mark() {
+	d.mu.Lock()
+	rev := d.synced
+	d.mu.Unlock()
+	if rev > d.marked && writeMarker(d.dir, rev) == nil {
+		d.marked = rev
+	}
+}
+
+// close stops the marker, flushes the database (so that a restart reads
+// its tables and replays no log), closes it and leaves the marker at
+// its revision.
+func (d *disk) close() error {
+	close(d.stop)
+	<-d.stopped
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	defer d.lock.Close()
+	if d.db == nil {
+		return d.failed
+	}
+	var err error
+	if d.failed == nil {
+		err = d.db.Flush()
+	}
+	if cerr := d.closeDB(); err == nil {
+		err = cerr
+	}
+	if err == nil && d.failed == nil {
+		d.marked = d.synced
+		err = writeMarker(d.dir, d.synced)
+	}
+	return err
+}
+
+// closeDB closes the database, which may have failed. Callers hold mu.
+func (d *disk) closeDB() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("closing the failed database: %v", r)
+		}
+	}()
+	db := d.db
+	d.db = nil
+	return db.Close()
+}
+
+// ready reopens the database after a failed commit. Callers hold mu.
+func (d *disk) ready() error {
+	if d.failed == nil && d.db != nil {
+		return nil
+	}
+	if d.db != nil {
+		d.closeDB()
+	}
+	db, err := pebble.Open(d.path, engineOptions(false))
+	if err != nil {
+		return fmt.Errorf("reopening the database after %v: %w", d.failed, err)
+	}
+	d.db, d.failed = db, nil
+	return nil
+}
+
+// write commits b, synced. A failure the engine takes as fatal fails
+// the commit and has the database reopened before the next use.
+// Callers hold mu.
+func (d *disk) write(b *pebble.Batch) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(engineFault)
+			if !ok {
+				panic(r)
+			}
+			err = errors.New(f.msg)
+			d.failed = err
+		}
+	}()
+	return b.Commit(pebble.Sync)
+}
 
 // change is one entry of the log.
 type change struct {
@@ -222,102 +436,155 @@ type change struct {
 	obj storage.Object
 }
 
-// load reads the file: the state at base, and the log's changes after it.
-func (d *disk) load() (base, rev uint64, state []storage.Object, log []change, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+// loadDB opens the database at path read-only and reads it: the state
+// at base, and the log's changes after it, checked against the marker.
+func loadDB(path string, marked uint64) (base, rev uint64, state []storage.Object, log []change, err error) {
+	db, err := pebble.Open(path, engineOptions(true))
+	if err != nil {
+		return 0, 0, nil, nil, openErr(path, err)
+	}
+	defer db.Close()
 	defer func() {
 		if r := recover(); r != nil {
-			err = &OpenError{Path: d.path, Err: ErrCorrupt, Cause: fmt.Errorf("reading the file faulted (truncated?): %v", r)}
+			err = fmt.Errorf("reading the database: %v", r)
+		}
+		if err != nil {
+			err = &OpenError{Path: path, Err: ErrCorrupt, Cause: err}
 		}
 	}()
-	err = d.db.View(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		var n int
-		if base, n = binary.Uvarint(meta.Get(keyBase)); n <= 0 {
-			return errors.New("no base revision")
-		}
-		if rev, n = binary.Uvarint(meta.Get(keyRevision)); n <= 0 || rev < base {
-			return errors.New("no revision")
-		}
-		err := tx.Bucket(bucketState).ForEach(func(k, v []byte) error {
-			o, err := decodeState(v)
-			if err != nil {
-				return fmt.Errorf("state of %q: %w", k, err)
-			}
-			if o.Key != string(k) || o.Revision > base {
-				return fmt.Errorf("state of %q: key %q at revision %d after base %d", k, o.Key, o.Revision, base)
-			}
-			state = append(state, o)
-			return nil
-		})
+	if v, err := get(db, keyFormat); err != nil || string(v) != format {
+		return 0, 0, nil, nil, fmt.Errorf("not a %s database (format %q, %v)", format, v, err)
+	}
+	if base, rev, err = revisions(db); err != nil {
+		return 0, 0, nil, nil, err
+	}
+	if rev < marked {
+		return 0, 0, nil, nil, fmt.Errorf("the database holds revision %d; revision %d was committed: files damaged or lost", rev, marked)
+	}
+	err = scan(db, prefixState, func(k, v []byte) error {
+		o, err := decodeState(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("state of %q: %w", k, err)
 		}
-		next := base + 1
-		err = tx.Bucket(bucketLog).ForEach(func(k, v []byte) error {
-			if len(k) != 8 || binary.BigEndian.Uint64(k) != next {
-				return fmt.Errorf("log: found key %x where revision %d belongs", k, next)
-			}
-			op, o, err := decodeChange(v)
-			if err != nil {
-				return fmt.Errorf("log at %d: %w", next, err)
-			}
-			o.Revision = next
-			log = append(log, change{rev: next, op: op, obj: o})
-			next++
-			return nil
-		})
-		if err != nil {
-			return err
+		if o.Key != string(k) || o.Revision > base {
+			return fmt.Errorf("state of %q: key %q at revision %d after base %d", k, o.Key, o.Revision, base)
 		}
-		if next-1 != rev {
-			return fmt.Errorf("log ends at %d; the committed revision is %d", next-1, rev)
-		}
+		state = append(state, o)
 		return nil
 	})
 	if err != nil {
-		if _, ok := err.(*OpenError); !ok {
-			err = &OpenError{Path: d.path, Err: ErrCorrupt, Cause: err}
+		return 0, 0, nil, nil, err
+	}
+	next := base + 1
+	err = scan(db, prefixLog, func(k, v []byte) error {
+		if len(k) != 8 || binary.BigEndian.Uint64(k) != next {
+			return fmt.Errorf("log: found key %x where revision %d belongs", k, next)
+		}
+		op, o, err := decodeChange(v)
+		if err != nil {
+			return fmt.Errorf("log at %d: %w", next, err)
+		}
+		o.Revision = next
+		log = append(log, change{rev: next, op: op, obj: o})
+		next++
+		return nil
+	})
+	if err != nil {
+		return 0, 0, nil, nil, err
+	}
+	if next-1 != rev {
+		return 0, 0, nil, nil, fmt.Errorf("log ends at %d; the committed revision is %d", next-1, rev)
+	}
+	return base, rev, state, log, nil
+}
+
+// get reads key's value, copied.
+func get(db *pebble.DB, key []byte) ([]byte, error) {
+	v, closer, err := db.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return bytes.Clone(v), nil
+}
+
+// revisions reads the base and the committed revision.
+func revisions(db *pebble.DB) (base, rev uint64, err error) {
+	var n int
+	v, err := get(db, keyBase)
+	if base, n = binary.Uvarint(v); err != nil || n <= 0 {
+		return 0, 0, fmt.Errorf("no base revision (%v)", err)
+	}
+	v, err = get(db, keyRevision)
+	if rev, n = binary.Uvarint(v); err != nil || n <= 0 || rev < base {
+		return 0, 0, fmt.Errorf("no revision (%v)", err)
+	}
+	return base, rev, nil
+}
+
+// scan calls fn for each key (prefix removed) under prefix, in order.
+func scan(db *pebble.DB, prefix byte, fn func(k, v []byte) error) error {
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefix}, UpperBound: []byte{prefix + 1}})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key()[1:], it.Value()); err != nil {
+			it.Close()
+			return err
 		}
 	}
-	return base, rev, state, log, err
+	if err := it.Error(); err != nil {
+		it.Close()
+		return err
+	}
+	return it.Close()
 }
 
 // commit appends records (change records at revisions first, first+1, …)
 // to the log, makes the last one the committed revision and folds the
-// log up to fold; one transaction, synced before it returns.
+// log up to fold; one batch, synced before it returns (one fdatasync of
+// pebble's log).
 func (d *disk) commit(first uint64, records [][]byte, fold uint64) error {
-	return d.db.Update(func(tx *bolt.Tx) error {
-		log := tx.Bucket(bucketLog)
-		log.FillPercent = 1 // keys only ever grow: full pages
-		for i, r := range records {
-			if err := log.Put(revKey(first+uint64(i)), r); err != nil {
-				return err
-			}
-		}
-		if len(records) > 0 {
-			if err := tx.Bucket(bucketMeta).Put(keyRevision, uvarint(first+uint64(len(records))-1)); err != nil {
-				return err
-			}
-		}
-		_, err := foldTx(tx, fold)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.ready(); err != nil {
 		return err
-	})
+	}
+	b := d.db.NewBatch()
+	defer b.Close()
+	for i, r := range records {
+		b.Set(logKey(first+uint64(i)), r, nil)
+	}
+	last := first + uint64(len(records)) - 1
+	if len(records) > 0 {
+		b.Set(keyRevision, uvarint(last), nil)
+	}
+	if _, err := d.foldBatch(b, fold); err != nil {
+		return err
+	}
+	if err := d.write(b); err != nil {
+		return err
+	}
+	if len(records) > 0 {
+		d.synced = last
+	}
+	return nil
 }
 
-// foldChunk bounds the changes one transaction folds: bbolt keeps the
-// nodes a transaction touches in memory until Commit, where a node that
-// grew by k inserts costs O(k²) moves, so a large compaction is many
-// small transactions (and a batch folds at most this much besides its
-// writes).
+// foldChunk bounds the changes one batch folds (a batch folds at most
+// this much besides its writes).
 const foldChunk = 2048
 
-// foldTx moves at most foldChunk of the log's changes at and before to
-// into the state bucket, in key order (the latest change of each key
-// wins), and reports whether changes at or before to remain.
-func foldTx(tx *bolt.Tx, to uint64) (more bool, err error) {
-	meta := tx.Bucket(bucketMeta)
-	base, _ := binary.Uvarint(meta.Get(keyBase))
+// foldBatch adds to b the folding of at most foldChunk of the log's
+// changes at and before to into the state (the latest change of each
+// key wins), and reports whether changes at or before to remain.
+// Callers hold mu.
+func (d *disk) foldBatch(b *pebble.Batch, to uint64) (more bool, err error) {
+	base, _, err := revisions(d.db)
+	if err != nil {
+		return false, err
+	}
 	if to <= base {
 		return false, nil
 	}
@@ -327,55 +594,60 @@ func foldTx(tx *bolt.Tx, to uint64) (more bool, err error) {
 		body []byte
 	}
 	latest := map[string]folded{}
-	var revs [][]byte
-	last := base
-	c := tx.Bucket(bucketLog).Cursor()
-	for k, v := c.First(); k != nil && len(revs) < foldChunk; k, v = c.Next() {
+	last, n := base, 0
+	err = scan(d.db, prefixLog, func(k, v []byte) error {
 		rev := binary.BigEndian.Uint64(k)
-		if rev > to {
-			break
+		if rev > to || n == foldChunk {
+			return errStop
 		}
 		op, o, err := decodeChange(v)
 		if err != nil {
-			return false, fmt.Errorf("log at %d: %w", rev, err)
+			return fmt.Errorf("log at %d: %w", rev, err)
 		}
 		latest[o.Key] = folded{rev, op, slices.Clone(v[1:])}
-		revs = append(revs, slices.Clone(k))
-		last = rev
-	}
-	state := tx.Bucket(bucketState)
-	state.FillPercent = 0.9
-	for _, key := range slices.Sorted(maps.Keys(latest)) {
-		f := latest[key]
-		if f.op == opDelete {
-			err = state.Delete([]byte(key))
-		} else {
-			err = state.Put([]byte(key), stateRecord(f.rev, f.body))
-		}
-		if err != nil {
-			return false, err
-		}
-	}
-	log := tx.Bucket(bucketLog)
-	for _, k := range revs {
-		if err := log.Delete(k); err != nil {
-			return false, err
-		}
+		last, n = rev, n+1
+		return nil
+	})
+	if err != nil && err != errStop {
+		return false, err
 	}
 	if last == base { // the log ends before to: nothing to fold
 		return false, nil
 	}
-	return last < to, meta.Put(keyBase, uvarint(last))
+	for _, key := range slices.Sorted(maps.Keys(latest)) {
+		f := latest[key]
+		if f.op == opDelete {
+			err = b.Delete(stateKey(key), nil)
+		} else {
+			err = b.Set(stateKey(key), stateRecord(f.rev, f.body), nil)
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	if err := b.DeleteRange(logKey(base+1), logKey(last+1), nil); err != nil {
+		return false, err
+	}
+	return last < to, b.Set(keyBase, uvarint(last), nil)
 }
 
-// fold compacts the file to rev, in transactions of foldChunk changes.
+var errStop = errors.New("stop")
+
+// fold compacts the database to rev, in batches of foldChunk changes.
 func (d *disk) fold(rev uint64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for more := true; more; {
-		err := d.db.Update(func(tx *bolt.Tx) error {
-			var err error
-			more, err = foldTx(tx, rev)
+		if err := d.ready(); err != nil {
 			return err
-		})
+		}
+		b := d.db.NewBatch()
+		var err error
+		more, err = d.foldBatch(b, rev)
+		if err == nil {
+			err = d.write(b)
+		}
+		b.Close()
 		if err != nil {
 			return err
 		}
@@ -383,26 +655,24 @@ func (d *disk) fold(rev uint64) error {
 	return nil
 }
 
-// revision reads the committed revision.
+// revision reads the committed revision (reopening the database after
+// a failed commit: what reached its files).
 func (d *disk) revision() (uint64, error) {
-	var rev uint64
-	err := d.db.View(func(tx *bolt.Tx) error {
-		var n int
-		if rev, n = binary.Uvarint(tx.Bucket(bucketMeta).Get(keyRevision)); n <= 0 {
-			return errors.New("no revision")
+	if d.db == nil || d.failed != nil {
+		if err := d.ready(); err != nil {
+			return 0, err
 		}
-		return nil
-	})
+	}
+	_, rev, err := revisions(d.db)
 	return rev, err
 }
 
-// backup writes a consistent copy of the file to w.
-func (d *disk) backup(w io.Writer) (int64, error) {
-	var n int64
-	err := d.db.View(func(tx *bolt.Tx) error {
-		var err error
-		n, err = tx.WriteTo(w)
-		return err
-	})
-	return n, err
+// committed is revision for callers that do not hold mu.
+func (d *disk) committed() (uint64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.revision()
 }
+
+// initialRevision is an empty store's revision, as the memory store's.
+const initialRevision = 1

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/cockroachdb/pebble"
 
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/durable"
@@ -33,76 +36,193 @@ func filled(t *testing.T, n int) string {
 	return dir
 }
 
-// highWater is the end of the last page the file's meta page reaches.
-func highWater(t *testing.T, path string) int64 {
+// crashImage returns a copy of the data directory of a store holding n
+// objects of 2 KiB, taken while it is open (what a crash leaves: the
+// writes in pebble's log), once its marker has caught up.
+func crashImage(t *testing.T, n int) string {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	dir := t.TempDir()
+	s := open(t, dir, durable.Options{})
+	for i := range n {
+		if _, err := s.Create(t.Context(), obj(fmt.Sprintf("/k/%04d", i), strings.Repeat("x", 2048))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rev, _ := s.Revision(t.Context())
+	want := fmt.Sprintf("kapi-durable revision %d\n", rev)
+	for i := 0; ; i++ {
+		if b, _ := os.ReadFile(filepath.Join(dir, durable.MarkerName)); string(b) == want {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("the marker did not reach revision %d", rev)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	image := t.TempDir()
+	copyTree(t, dir, image)
+	s.Close()
+	return image
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o600)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	var size int64
-	db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
-	return size
 }
 
-// TestOpenDamaged: a damaged file is refused at open with ErrCorrupt,
-// and left as it was (never re-initialized, never half-read into a
-// store that would then serve less than was acknowledged).
+// engineFile is the largest of the database's files matching pattern.
+func engineFile(t *testing.T, dir, pattern string) string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, durable.DirName, pattern))
+	var best string
+	var size int64 = -1
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Size() > size {
+			best, size = p, fi.Size()
+		}
+	}
+	if best == "" {
+		t.Fatalf("no %s in %s", pattern, dir)
+	}
+	return best
+}
+
+func truncateBy(t *testing.T, path string, frac float64) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, int64(float64(fi.Size())*frac)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot is every file of dir but the locks (the store's and
+// pebble's, which Open creates empty where they are missing), by path.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && e.Name() != "lock" && e.Name() != "LOCK" {
+			b, _ := os.ReadFile(p)
+			files[p] = string(b)
+		}
+		return nil
+	})
+	return files
+}
+
+// TestOpenDamaged: a damaged data directory is refused at open with
+// ErrCorrupt, and left as it was (never re-initialized, never half-read
+// into a store that would then serve less than was acknowledged). The
+// damage a crash cannot leave (pebble's log cut short, its MANIFEST cut
+// short: both read as a shorter log) is told by the marker.
 func TestOpenDamaged(t *testing.T) {
 	tests := []struct {
 		name   string
-		damage func(t *testing.T, path string)
+		crash  bool // a crash image (the writes in the log), not a closed store
+		damage func(t *testing.T, dir string)
 	}{
-		{"truncated mid-page", func(t *testing.T, path string) {
-			if err := os.Truncate(path, highWater(t, path)-4096-1000); err != nil {
-				t.Fatal(err)
+		{"log truncated mid-record", true, func(t *testing.T, dir string) {
+			truncateBy(t, engineFile(t, dir, "*.log"), 0.5)
+		}},
+		{"log lost", true, func(t *testing.T, dir string) {
+			os.Remove(engineFile(t, dir, "*.log"))
+		}},
+		{"table truncated mid-block", false, func(t *testing.T, dir string) {
+			truncateBy(t, engineFile(t, dir, "*.sst"), 0.5)
+		}},
+		{"table overwritten", false, func(t *testing.T, dir string) {
+			path := engineFile(t, dir, "*.sst")
+			fi, _ := os.Stat(path)
+			os.WriteFile(path, bytes.Repeat([]byte("garbage!"), int(fi.Size()/8)), 0o600)
+		}},
+		{"table lost", false, func(t *testing.T, dir string) {
+			os.Remove(engineFile(t, dir, "*.sst"))
+		}},
+		{"MANIFEST truncated", false, func(t *testing.T, dir string) {
+			truncateBy(t, engineFile(t, dir, "MANIFEST-*"), 0.3)
+		}},
+		{"MANIFEST empty", false, func(t *testing.T, dir string) {
+			truncateBy(t, engineFile(t, dir, "MANIFEST-*"), 0)
+		}},
+		{"database emptied", false, func(t *testing.T, dir string) {
+			paths, _ := filepath.Glob(filepath.Join(dir, durable.DirName, "*"))
+			for _, p := range paths {
+				os.Remove(p)
 			}
 		}},
-		{"truncated to half", func(t *testing.T, path string) {
-			if err := os.Truncate(path, highWater(t, path)/2); err != nil {
-				t.Fatal(err)
-			}
+		{"database missing", false, func(t *testing.T, dir string) {
+			os.RemoveAll(filepath.Join(dir, durable.DirName))
 		}},
-		{"empty", func(t *testing.T, path string) {
-			if err := os.Truncate(path, 0); err != nil {
-				t.Fatal(err)
-			}
+		{"marker overwritten", false, func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("garbage"), 0o600)
 		}},
-		{"overwritten", func(t *testing.T, path string) {
-			if err := os.WriteFile(path, bytes.Repeat([]byte("garbage!"), 8192), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"another bbolt database", func(t *testing.T, path string) {
-			os.Remove(path)
-			db, err := bolt.Open(path, 0o600, nil)
+		{"another pebble database", false, func(t *testing.T, dir string) {
+			path := filepath.Join(dir, durable.DirName)
+			os.RemoveAll(path)
+			db, err := pebble.Open(path, &pebble.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("other")); return err })
+			db.Set([]byte("other"), []byte("1"), pebble.Sync)
 			db.Close()
+		}},
+		{"a store of the first format", false, func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "kapi.db"), []byte("bbolt"), 0o600)
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := filled(t, 200)
-			path := filepath.Join(dir, durable.FileName)
-			tt.damage(t, path)
-			before, _ := os.ReadFile(path)
+			var dir string
+			if tt.crash {
+				dir = crashImage(t, 200)
+			} else {
+				dir = filled(t, 200)
+			}
+			tt.damage(t, dir)
+			before := snapshot(t, dir)
 			s, err := durable.Open(dir, durable.Options{})
 			if err == nil {
 				s.Close()
-				t.Fatal("Open succeeded on a damaged file; want ErrCorrupt")
+				t.Fatal("Open succeeded on a damaged directory; want ErrCorrupt")
 			}
 			var oe *durable.OpenError
-			if !errors.Is(err, durable.ErrCorrupt) || !errors.As(err, &oe) || oe.Path != path {
-				t.Fatalf("Open: %v; want an *OpenError wrapping ErrCorrupt for %s", err, path)
+			if !errors.Is(err, durable.ErrCorrupt) || !errors.As(err, &oe) || !strings.HasPrefix(oe.Path, dir) {
+				t.Fatalf("Open: %v; want an *OpenError wrapping ErrCorrupt in %s", err, dir)
 			}
-			if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
-				t.Fatalf("Open changed the damaged file (%d bytes, now %d)", len(before), len(after))
+			if after := snapshot(t, dir); !maps.Equal(before, after) {
+				t.Fatalf("Open changed the damaged directory (%d files, now %d: %v)", len(before), len(after), slices.Collect(maps.Keys(after)))
 			}
 		})
+	}
+}
+
+// TestOpenCrashImage: a crash image (the writes in pebble's log, not
+// yet in its tables) opens with every acknowledged write.
+func TestOpenCrashImage(t *testing.T) {
+	dir := crashImage(t, 200)
+	s := open(t, dir, durable.Options{})
+	res, err := s.List(t.Context(), "/", storage.ListOptions{})
+	if err != nil || len(res.Items) != 200 {
+		t.Fatalf("after the crash: %d objects, %v; want 200", len(res.Items), err)
 	}
 }
 
@@ -129,7 +249,7 @@ func TestOpenReadOnly(t *testing.T) {
 			dir := t.TempDir()
 			if tt.existing {
 				dir = filled(t, 3)
-				os.Chmod(filepath.Join(dir, durable.FileName), 0o444)
+				os.Chmod(filepath.Join(dir, durable.MarkerName), 0o444)
 			}
 			if err := os.Chmod(dir, 0o555); err != nil {
 				t.Fatal(err)
@@ -188,14 +308,16 @@ func diskFull(t *testing.T) {
 	ignoreSIGXFSZ()
 	dir := t.TempDir()
 	s := open(t, dir, durable.Options{})
-	path := filepath.Join(dir, durable.FileName)
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var largest int64 // the limit applies to every file, pebble's log among them
+	filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+		if fi, ierr := e.Info(); err == nil && ierr == nil && fi.Size() > largest {
+			largest = fi.Size()
+		}
+		return nil
+	})
 	var old syscall.Rlimit
 	syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old)
-	limit := syscall.Rlimit{Cur: uint64(fi.Size()) + 256<<10, Max: old.Max}
+	limit := syscall.Rlimit{Cur: uint64(largest) + 256<<10, Max: old.Max}
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
 		t.Fatal(err)
 	}

@@ -52,9 +52,18 @@ type Store struct {
 	stopped chan struct{} // closed when the committer has ended
 
 	compactMu sync.Mutex // serializes Compact
+
+	stats commitStats // the committer's own counts, for benchmarks
 }
 
-// batch is the writes of one bbolt transaction (one fsync).
+// commitStats count the committer's work (written by the committer
+// only; read after Close: BenchmarkWriters).
+type commitStats struct {
+	commits, writes   int
+	gather, disk, mem time.Duration
+}
+
+// batch is the writes of one commit (one pebble batch, one sync).
 type batch struct {
 	ops  []*op
 	done chan struct{} // closed once the batch is in memory, or failed
@@ -78,19 +87,15 @@ var _ storage.Interface = (*Store)(nil)
 
 // Open opens the store kept in dir (created if needed), reading its
 // state and history into memory. Errors are *OpenError values: the
-// directory is not writable (ErrNotWritable), another store has the file
-// open (ErrLocked) or the file is damaged (ErrCorrupt); the file is left
-// as it was then.
+// directory is not writable (ErrNotWritable), another store has it open
+// (ErrLocked) or its files are damaged (ErrCorrupt); they are left as
+// they were then.
 func Open(dir string, opts Options) (*Store, error) {
 	d, err := openDisk(dir)
 	if err != nil {
 		return nil, err
 	}
-	base, rev, state, log, err := d.load()
-	if err != nil {
-		d.db.Close()
-		return nil, err
-	}
+	base, rev, state, log := d.load()
 	base, state, log = trimLog(base, state, log, opts.MaxEvents)
 	mem := memory.New(memory.Options{
 		History:          opts.History,
@@ -106,7 +111,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	for _, c := range log {
 		if _, err := apply(mem, c.op, c.obj, c.rev); err != nil {
 			mem.Close()
-			d.db.Close()
+			d.close()
 			return nil, &OpenError{Path: d.path, Err: ErrCorrupt, Cause: err}
 		}
 	}
@@ -200,14 +205,15 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	<-s.stopped
 	s.mem.Close()
-	return s.disk.db.Close()
+	return s.disk.close()
 }
 
 // Tokens returns the keys of the Store's continue tokens, for a cache in
 // front of it (storage/cache).
 func (s *Store) Tokens() rv.Tokens { return s.mem.Tokens() }
 
-// Path is the bbolt file.
+// Path is the pebble database's directory (DirName in the data
+// directory).
 func (s *Store) Path() string { return s.disk.path }
 
 // Reads and watches are the memory store's.
@@ -428,7 +434,7 @@ func waitBatch(ctx context.Context, b *batch) error {
 }
 
 // commitLoop is the one committer: it takes every write queued so far,
-// commits them in one bbolt transaction (one fsync for all: group
+// commits them in one pebble batch (one sync for all: group
 // commit), applies them to memory in revision order and wakes their
 // writers. Writes queued meanwhile make the next batch.
 //
@@ -458,7 +464,9 @@ func (s *Store) commitLoop() {
 			continue
 		}
 		if want := answered + arrived; n < want && !closed {
+			t := time.Now()
 			s.gather(want, min(took/4, maxGather))
+			s.stats.gather += time.Since(t)
 		}
 		s.mu.Lock()
 		b := s.queue
@@ -502,7 +510,12 @@ func (s *Store) commit(b *batch) {
 	for i, o := range b.ops {
 		records[i] = o.rec
 	}
+	t := time.Now()
 	err := s.disk.commit(b.ops[0].rev, records, s.mem.Oldest())
+	s.stats.disk += time.Since(t)
+	s.stats.commits++
+	s.stats.writes += len(b.ops)
+	t = time.Now()
 	var broken error
 	if err == nil {
 		for _, o := range b.ops {
@@ -514,6 +527,7 @@ func (s *Store) commit(b *batch) {
 			broken = o.err
 		}
 	}
+	s.stats.mem += time.Since(t)
 	s.mu.Lock()
 	for _, o := range b.ops {
 		if s.pending[o.key] == b {
@@ -535,7 +549,7 @@ func (s *Store) commit(b *batch) {
 		}
 		rev, _ := s.mem.Revision(context.Background())
 		s.last = rev
-		if onDisk, rerr := s.disk.revision(); rerr != nil || onDisk != rev {
+		if onDisk, rerr := s.disk.committed(); rerr != nil || onDisk != rev {
 			broken = fmt.Errorf("a failed commit may have reached the file (revision %d on disk, %d in memory): %v", onDisk, rev, err)
 		}
 	}

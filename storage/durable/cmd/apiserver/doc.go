@@ -2,7 +2,7 @@
 // (namespaces, configmaps, widgets.example.com and any CRDs given) on the
 // durable store: its objects live in --data-dir and survive restarts and
 // crashes. The example server itself lives in the core module, which
-// does not depend on bbolt; this command is it with a durable store.
+// does not depend on pebble; this command is it with a durable store.
 //
 // From the repository's root:
 //

@@ -128,9 +128,14 @@ func TestStartErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
-			path := filepath.Join(dir, durable.FileName)
-			fi, _ := os.Stat(path)
-			os.Truncate(path, fi.Size()/3)
+			paths, _ := filepath.Glob(filepath.Join(dir, durable.DirName, "MANIFEST-*"))
+			if len(paths) == 0 {
+				t.Fatal("no MANIFEST")
+			}
+			for _, path := range paths {
+				fi, _ := os.Stat(path)
+				os.Truncate(path, fi.Size()/3)
+			}
 			return []string{"--data-dir", dir}
 		}, durable.ErrCorrupt, "data file damaged"},
 		{"not a directory", func(t *testing.T) []string {
