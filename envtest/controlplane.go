@@ -66,8 +66,11 @@ func (f *ControlPlane) APIURL() *url.URL { return f.GetAPIServer().SecureServing
 // Deprecated: use AddUser and AuthenticatedUser.Config, as envtest says.
 func (f *ControlPlane) RESTClientConfig() (*rest.Config, error) {
 	api := f.GetAPIServer()
-	if len(api.SecureServing.CA) == 0 {
+	if !api.running() {
 		return nil, errors.New("kapi/envtest: the API server has not been started")
+	}
+	if api.InProcess {
+		return &rest.Config{Host: inProcessHost, Transport: api.transport}, nil
 	}
 	return &rest.Config{Host: f.APIURL().String(), TLSClientConfig: rest.TLSClientConfig{CAData: api.SecureServing.CA}}, nil
 }
@@ -112,11 +115,16 @@ func (u *AuthenticatedUser) Config() *rest.Config {
 		return u.cfg
 	}
 	api := u.plane.GetAPIServer()
-	if len(api.SecureServing.CA) == 0 {
+	if !api.running() {
 		panic("the API server has not yet been started, please do that before accessing connection details")
 	}
-	u.cfg.CAData = api.SecureServing.CA
-	u.cfg.Host = api.SecureServing.URL("https", "/").String()
+	if api.InProcess {
+		u.cfg.Host = inProcessHost
+		u.cfg.Transport = api.transport
+	} else {
+		u.cfg.CAData = api.SecureServing.CA
+		u.cfg.Host = api.SecureServing.URL("https", "/").String()
+	}
 	u.complete = true
 	return u.cfg
 }
@@ -171,12 +179,36 @@ type APIServer struct {
 	Out io.Writer
 	Err io.Writer
 
-	args  *Arguments
-	srv   *http.Server
-	reg   *registry.Registry
-	store *memory.Store
-	done  chan struct{} // closed when Serve returns
+	// InProcess serves clients without a socket: Start opens no listener
+	// and makes no certificate, and the users' configs carry a transport
+	// that calls the server's handler in-process (watches stream as over
+	// a connection). Their Host is a placeholder URL, so a kubeconfig made
+	// from them serves no other process. Not in envtest.
+	InProcess bool
+
+	args      *Arguments
+	srv       *http.Server
+	reg       *registry.Registry
+	store     *memory.Store
+	done      chan struct{} // closed when Serve returns
+	transport *inProcess    // serves InProcess clients
+	faults    faults
+	log       requestLog
 }
+
+func (s *APIServer) running() bool { return s.reg != nil }
+
+// InjectFault puts f in force until Remove (or for f.Count requests);
+// faults are matched in the order injected, the first that matches takes
+// the request. Callable before and after Start.
+func (s *APIServer) InjectFault(f Fault) (*Injection, error) { return s.faults.add(f) }
+
+// Requests is every request served since Start (or ResetRequests), in
+// arrival order; one in flight has Code 0.
+func (s *APIServer) Requests() []Request { return s.log.snapshot() }
+
+// ResetRequests empties the request log.
+func (s *APIServer) ResetRequests() { s.log.reset() }
 
 // Configure returns the flags to start the server with; see APIServer.
 func (s *APIServer) Configure() *Arguments {
@@ -188,7 +220,7 @@ func (s *APIServer) Configure() *Arguments {
 
 // Start serves a new registry on the in-memory store over HTTPS.
 func (s *APIServer) Start() error {
-	if s.srv != nil {
+	if s.running() {
 		return errors.New("kapi/envtest: the API server is already started")
 	}
 	if s.SecureServing.Authn == nil {
@@ -247,6 +279,16 @@ func (s *APIServer) Start() error {
 		store.Close()
 		return err
 	}
+	s.log.reset()
+	h := &front{next: reg, tokens: ta, faults: &s.faults, log: &s.log}
+	if s.InProcess {
+		if s.transport == nil {
+			s.transport = &inProcess{}
+		}
+		s.transport.open(h)
+		s.reg, s.store = reg, store
+		return nil
+	}
 	host := s.SecureServing.Address
 	if host == "" {
 		host = "127.0.0.1"
@@ -272,7 +314,7 @@ func (s *APIServer) Start() error {
 	s.SecureServing.Address, s.SecureServing.Port = host, strconv.Itoa(addr.Port)
 	s.SecureServing.CA = caPEM
 	s.srv = &http.Server{
-		Handler:           reg,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
 		ErrorLog:          errorLog,
@@ -289,8 +331,15 @@ func (s *APIServer) Start() error {
 // for requests in flight up to StopTimeout, and stops the registry's and
 // the store's background work.
 func (s *APIServer) Stop() error {
-	if s.srv == nil {
+	if !s.running() {
 		return nil
+	}
+	if s.srv == nil { // in-process
+		s.transport.close()
+		err := errors.Join(s.reg.Close(), s.SecureServing.Stop())
+		s.store.Close()
+		s.reg, s.store = nil, nil
+		return err
 	}
 	timeout := s.StopTimeout
 	if timeout <= 0 {
