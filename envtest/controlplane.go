@@ -76,7 +76,7 @@ func (f *ControlPlane) RESTClientConfig() (*rest.Config, error) {
 }
 
 // AddUser provisions user with APIServer.SecureServing.Authn (a bearer
-// token by default); callable before and after Start, the user's Config
+// token by default, a client certificate with NewCertAuthn); callable before and after Start, the user's Config
 // usable after Start.
 func (f *ControlPlane) AddUser(user User, baseConfig *rest.Config) (*AuthenticatedUser, error) {
 	api := f.GetAPIServer()
@@ -120,7 +120,9 @@ func (u *AuthenticatedUser) Config() *rest.Config {
 	}
 	if api.InProcess {
 		u.cfg.Host = inProcessHost
-		u.cfg.Transport = api.transport
+		if err := inProcessCert(u.cfg, api.transport); err != nil {
+			panic(fmt.Sprintf("kapi/envtest: the user's client certificate: %v", err))
+		}
 	} else {
 		u.cfg.CAData = api.SecureServing.CA
 		u.cfg.Host = api.SecureServing.URL("https", "/").String()
@@ -229,11 +231,19 @@ func (s *APIServer) Start() error {
 	if err := s.SecureServing.Configure("", s.Configure()); err != nil {
 		return err
 	}
-	ta, ok := s.SecureServing.Authn.(*TokenAuthn)
-	if !ok {
-		return fmt.Errorf("kapi/envtest: SecureServing.Authn is %T; kapi serves bearer tokens only (NewTokenAuthn)", s.SecureServing.Authn)
+	ao := authn.Options{Anonymous: true}
+	var tokens *TokenAuthn
+	clientAuth := tls.NoClientCert
+	switch a := s.SecureServing.Authn.(type) {
+	case *TokenAuthn:
+		tokens, ao.Tokens = a, a
+	case *CertAuthn:
+		ao.ClientCert = &authn.ClientCertOptions{Roots: a.roots()}
+		clientAuth = tls.RequestClientCert // verified by the authenticator
+	default:
+		return fmt.Errorf("kapi/envtest: SecureServing.Authn is %T; kapi serves bearer tokens (NewTokenAuthn) and client certificates (NewCertAuthn)", s.SecureServing.Authn)
 	}
-	if err := ta.Start(); err != nil {
+	if err := s.SecureServing.Start(); err != nil {
 		return err
 	}
 	// Webhooks' matchConditions are CEL; a service reference resolves to
@@ -245,7 +255,7 @@ func (s *APIServer) Start() error {
 		ro.Logger = slog.New(slog.NewTextHandler(s.Err, nil))
 		errorLog = log.New(s.Err, "kapi/envtest: ", log.LstdFlags)
 	}
-	au, err := authn.New(authn.Options{Tokens: ta, Anonymous: true})
+	au, err := authn.New(ao)
 	if err != nil {
 		return err
 	}
@@ -280,7 +290,7 @@ func (s *APIServer) Start() error {
 		return err
 	}
 	s.log.reset()
-	h := &front{next: reg, tokens: ta, faults: &s.faults, log: &s.log}
+	h := &front{next: reg, tokens: tokens, faults: &s.faults, log: &s.log}
 	if s.InProcess {
 		if s.transport == nil {
 			s.transport = &inProcess{}
@@ -316,7 +326,7 @@ func (s *APIServer) Start() error {
 	s.srv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}, ClientAuth: clientAuth},
 		ErrorLog:          errorLog,
 	}
 	s.reg, s.store, s.done = reg, store, make(chan struct{})

@@ -180,9 +180,13 @@ func (f *front) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	in.serve(cw, req, info, f.next)
 }
 
-// user is the name the request's bearer token stands for, so a fault can
-// match it before the registry authenticates; "" for another credential.
+// user is the name the request's bearer token stands for, or its client
+// certificate's common name, so a fault can match it before the registry
+// authenticates (and verifies); "" for another credential.
 func (f *front) user(req *http.Request) string {
+	if req.TLS != nil && len(req.TLS.PeerCertificates) > 0 {
+		return req.TLS.PeerCertificates[0].Subject.CommonName
+	}
 	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 	if !ok || f.tokens == nil {
 		return ""
