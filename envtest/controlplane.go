@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -39,8 +40,12 @@ type ControlPlane struct {
 	// Etcd is kept for envtest's fields; kapi stores in memory and
 	// starts no etcd.
 	Etcd *Etcd
-	// KubectlPath is kept for envtest's field; unused.
+	// KubectlPath is the kubectl binary KubeCtl and
+	// AuthenticatedUser.Kubectl run; empty, it is found as KubeCtl.Run
+	// says.
 	KubectlPath string
+
+	defaultUser *AuthenticatedUser // KubeCtl's
 }
 
 // Start starts the API server.
@@ -106,6 +111,7 @@ type AuthenticatedUser struct {
 	cfg      *rest.Config
 	complete bool
 	plane    *ControlPlane
+	kubectl  *KubeCtl
 }
 
 // Config is a rest.Config that authenticates as the user. It panics
@@ -196,6 +202,30 @@ type APIServer struct {
 	transport *inProcess    // serves InProcess clients
 	faults    faults
 	log       requestLog
+	dir       string // the kubeconfigs of Kubectl, removed at Stop
+}
+
+// workDir is a temporary directory of the server's, made at the first
+// call and removed at Stop.
+func (s *APIServer) workDir() (string, error) {
+	if s.dir == "" {
+		d, err := os.MkdirTemp("", "kapi-envtest-")
+		if err != nil {
+			return "", err
+		}
+		s.dir = d
+	}
+	return s.dir, nil
+}
+
+// removeWorkDir removes workDir's directory.
+func (s *APIServer) removeWorkDir() error {
+	if s.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(s.dir)
+	s.dir = ""
+	return err
 }
 
 func (s *APIServer) running() bool { return s.reg != nil }
@@ -346,7 +376,7 @@ func (s *APIServer) Stop() error {
 	}
 	if s.srv == nil { // in-process
 		s.transport.close()
-		err := errors.Join(s.reg.Close(), s.SecureServing.Stop())
+		err := errors.Join(s.reg.Close(), s.SecureServing.Stop(), s.removeWorkDir())
 		s.store.Close()
 		s.reg, s.store = nil, nil
 		return err
@@ -364,7 +394,7 @@ func (s *APIServer) Stop() error {
 	case <-ctx.Done():
 		err = errors.Join(err, fmt.Errorf("kapi/envtest: the server did not stop within %s", timeout))
 	}
-	err = errors.Join(err, s.reg.Close(), s.SecureServing.Stop())
+	err = errors.Join(err, s.reg.Close(), s.SecureServing.Stop(), s.removeWorkDir())
 	s.store.Close()
 	s.srv, s.reg, s.store = nil, nil, nil
 	return err
