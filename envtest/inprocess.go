@@ -72,9 +72,16 @@ func (t *inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	pr, pw := io.Pipe()
 	rw := &pipeWriter{header: http.Header{}, pw: pw, ready: make(chan struct{})}
+	// The client gone or the server stopping drops the connection: the
+	// handler's writes fail rather than wait for a reader.
+	hangUp := func() { pr.CloseWithError(ErrStopped) }
+	stopHangUpServer := context.AfterFunc(s.ctx, hangUp)
+	stopHangUpClient := context.AfterFunc(req.Context(), hangUp)
 	s.handlers.Add(1)
 	go func() { // ends when the handler returns: at the latest when ctx ends
 		defer s.handlers.Done()
+		defer stopHangUpClient()
+		defer stopHangUpServer()
 		defer stopWithServer()
 		defer cancel()
 		defer func() {
