@@ -30,7 +30,7 @@
 // Beyond envtest, for tests envtest cannot write: InjectFault makes
 // chosen requests fail (Fault: kube's Status for 409, 429, 500, 503, 504,
 // with Retry-After; writes answered 504 after they happen; delays;
-// expired and dropped watches), Requests is the log of every request
+// expired and dropped watches; stale reads), Requests is the log of every request
 // served (LogRequestsOnFailure prints it when a test fails), and
 // InProcess serves clients without a socket — which lets a whole
 // Environment, with its controllers, run in a testing/synctest bubble

@@ -8,7 +8,9 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +68,14 @@ type Fault struct {
 	// after it started (no clean end of the stream); an informer watches
 	// again from the last resourceVersion it saw.
 	DropWatchAfter time.Duration
+
+	// StaleAt serves a get or a list as of this older resourceVersion, as
+	// a lagging cache would: a list exactly at it (resourceVersionMatch
+	// Exact), a get the object as it was then — 404 if it did not exist
+	// yet — in JSON. A fault with StaleAt matches gets and lists of a
+	// resource (no subresource) only. An expired resourceVersion is
+	// answered 410, as the server answers it.
+	StaleAt string
 }
 
 // ErrInvalidFault is Inject's error for a Fault that asks for nothing or
@@ -74,16 +84,16 @@ var ErrInvalidFault = errors.New("kapi/envtest: invalid fault")
 
 func (f Fault) validate() error {
 	answers := 0
-	for _, set := range []bool{f.Code != 0, f.ExpireWatch, f.DropWatchAfter > 0} {
+	for _, set := range []bool{f.Code != 0, f.ExpireWatch, f.DropWatchAfter > 0, f.StaleAt != ""} {
 		if set {
 			answers++
 		}
 	}
 	switch {
 	case answers > 1:
-		return fmt.Errorf("%w: set one of Code, ExpireWatch and DropWatchAfter", ErrInvalidFault)
+		return fmt.Errorf("%w: set one of Code, ExpireWatch, DropWatchAfter and StaleAt", ErrInvalidFault)
 	case answers == 0 && f.Delay <= 0:
-		return fmt.Errorf("%w: set Delay, Code, ExpireWatch or DropWatchAfter", ErrInvalidFault)
+		return fmt.Errorf("%w: set Delay, Code, ExpireWatch, DropWatchAfter or StaleAt", ErrInvalidFault)
 	case f.Code != 0 && (f.Code < 400 || f.Code > 599):
 		return fmt.Errorf("%w: Code %d is not a 4xx or 5xx status", ErrInvalidFault, f.Code)
 	case f.Count < 0 || f.Delay < 0 || f.RetryAfter < 0 || f.DropWatchAfter < 0:
@@ -92,6 +102,8 @@ func (f Fault) validate() error {
 		return fmt.Errorf("%w: RetryAfter and Served need a Code", ErrInvalidFault)
 	case (f.ExpireWatch || f.DropWatchAfter > 0) && f.Verb != "" && f.Verb != "watch":
 		return fmt.Errorf("%w: ExpireWatch and DropWatchAfter apply to watches; Verb is %q", ErrInvalidFault, f.Verb)
+	case f.StaleAt != "" && ((f.Verb != "" && f.Verb != "get" && f.Verb != "list") || f.Subresource != ""):
+		return fmt.Errorf("%w: StaleAt applies to gets and lists of a resource; Verb is %q, Subresource %q", ErrInvalidFault, f.Verb, f.Subresource)
 	}
 	return nil
 }
@@ -120,6 +132,8 @@ func (in *Injection) String() string {
 		return "expire-watch"
 	case f.DropWatchAfter > 0:
 		return "drop-watch after " + f.DropWatchAfter.String()
+	case f.StaleAt != "":
+		return "stale at " + f.StaleAt
 	case f.Code != 0 && f.Served:
 		return "served, answered " + strconv.Itoa(f.Code)
 	case f.Code != 0:
@@ -180,6 +194,9 @@ func (f *Fault) matches(info *request.Info, user string) bool {
 	if (f.ExpireWatch || f.DropWatchAfter > 0) && info.Verb != "watch" {
 		return false
 	}
+	if f.StaleAt != "" && ((info.Verb != "get" && info.Verb != "list") || info.Subresource != "" || !info.IsResourceRequest) {
+		return false
+	}
 	if f.Group != "" || f.Resource != "" || f.Subresource != "" || f.Namespace != "" || f.Name != "" {
 		if !info.IsResourceRequest {
 			return false
@@ -213,6 +230,17 @@ func (in *Injection) serve(w http.ResponseWriter, req *http.Request, info *reque
 			// end the response: the client sees its stream cut.
 			panic(http.ErrAbortHandler)
 		}
+	case in.StaleAt != "" && info.Verb == "list":
+		q := req.URL.Query()
+		q.Set("resourceVersion", in.StaleAt)
+		q.Set("resourceVersionMatch", "Exact")
+		q.Del("continue")
+		r := req.Clone(req.Context())
+		r.URL.RawQuery = q.Encode()
+		r.RequestURI = r.URL.RequestURI()
+		next.ServeHTTP(w, r)
+	case in.StaleAt != "":
+		in.staleGet(w, req, info, next)
 	case in.Code != 0:
 		if in.Served && info.Verb != "watch" {
 			next.ServeHTTP(httptest.NewRecorder(), req)
@@ -272,5 +300,59 @@ func writeFaultStatus(w http.ResponseWriter, se *apierrors.StatusError) {
 		h.Set("Retry-After", strconv.Itoa(int(s.Details.RetryAfterSeconds)))
 	}
 	w.WriteHeader(int(s.Code))
+	_, _ = w.Write(b)
+}
+
+// staleGet answers a get with the object as it was at StaleAt: a list of
+// the collection at that resourceVersion, exactly, narrowed to the name,
+// asked of the registry in JSON.
+func (in *Injection) staleGet(w http.ResponseWriter, req *http.Request, info *request.Info, next http.Handler) {
+	q := url.Values{}
+	q.Set("resourceVersion", in.StaleAt)
+	q.Set("resourceVersionMatch", "Exact")
+	q.Set("fieldSelector", "metadata.name="+info.Name)
+	r := req.Clone(req.Context())
+	r.URL.Path = strings.TrimSuffix(req.URL.Path, "/"+info.Name)
+	r.URL.RawPath = ""
+	r.URL.RawQuery = q.Encode()
+	r.RequestURI = r.URL.RequestURI()
+	r.Header.Set("Accept", "application/json")
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	if rec.Code != http.StatusOK {
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+		return
+	}
+	var list struct {
+		APIVersion string           `json:"apiVersion"`
+		Kind       string           `json:"kind"`
+		Items      []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil {
+		writeFaultStatus(w, apierrors.NewInternalError(fmt.Errorf("kapi/envtest: a stale read: %w", err)))
+		return
+	}
+	if len(list.Items) == 0 {
+		writeFaultStatus(w, apierrors.NewNotFound(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name))
+		return
+	}
+	obj := list.Items[0]
+	if _, ok := obj["kind"]; !ok {
+		obj["kind"] = strings.TrimSuffix(list.Kind, "List")
+	}
+	if _, ok := obj["apiVersion"]; !ok {
+		obj["apiVersion"] = list.APIVersion
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		writeFaultStatus(w, apierrors.NewInternalError(err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 }
