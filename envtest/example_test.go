@@ -78,3 +78,32 @@ func ExampleEnvironment_InjectFault() {
 	// update configmaps "hello" admin 409 fault="409"
 	// update configmaps "hello" admin 200 fault=""
 }
+
+// Users as client certificates, as controller-runtime's envtest makes
+// them: the certificate's common name is the user, its organizations the
+// groups, and RBAC decides.
+func ExampleNewCertAuthn() {
+	authn, err := envtest.NewCertAuthn()
+	if err != nil {
+		panic(err)
+	}
+	testEnv := &envtest.Environment{}
+	testEnv.ControlPlane.GetAPIServer().SecureServing.Authn = authn
+	if _, err := testEnv.Start(); err != nil {
+		panic(err)
+	}
+	defer func() { _ = testEnv.Stop() }()
+	vera, err := testEnv.AddUser(envtest.User{Name: "vera", Groups: []string{"viewers"}}, nil)
+	if err != nil {
+		panic(err)
+	}
+	c, err := client.New(vera.Config(), client.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(vera.Config().CertData) > 0, vera.Config().BearerToken == "")
+	fmt.Println(c.List(context.Background(), &corev1.ConfigMapList{}, client.InNamespace("default")))
+	// Output:
+	// true true
+	// configmaps is forbidden: User "vera" cannot list resource "configmaps" in API group "" in the namespace "default"
+}
