@@ -6,12 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 
 	"github.com/kapi-dev/kapi/envtest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Start to the first successful request (a typed GET of the default
@@ -21,7 +19,6 @@ import (
 // system, every goroutine's) per start to first request: on a loaded
 // machine it moves less than the wall time.
 func BenchmarkStartToFirstRequest(b *testing.B) {
-	ctrllog.SetLogger(logr.Discard())
 	for _, inProcess := range []bool{false, true} {
 		b.Run(map[bool]string{false: "tls", true: "in-process"}[inProcess], func(b *testing.B) {
 			var startTotal, stopTotal, cpuTotal time.Duration
