@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/kapi-dev/kapi/envtest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
