@@ -351,12 +351,20 @@ func TestFaultsThroughController(t *testing.T) {
 				}
 				return observe{reqs: mine, errs: r.errors()}
 			}
-			if tc.until != nil {
-				if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
-					return tc.until(observed()), nil
-				}); err != nil {
-					t.Errorf("the controller never got there: %v", err)
+			// The copy is written before its writer hears back: wait for
+			// the controller's writes in flight to be answered.
+			until := func(o observe) bool {
+				for _, q := range o.reqs {
+					if q.IsWrite() && q.Code == 0 {
+						return false
+					}
 				}
+				return tc.until == nil || tc.until(o)
+			}
+			if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
+				return until(observed()), nil
+			}); err != nil {
+				t.Errorf("the controller never got there: %v", err)
 			}
 			tc.check(t, observed())
 		})

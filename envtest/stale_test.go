@@ -170,7 +170,19 @@ func TestStaleReadThroughController(t *testing.T) {
 	}
 	in.Remove()
 	waitCopy(ctx, t, admin, "2")
-	reqs := byController(e.Requests(), func(q envtest.Request) bool { return q.Name == "src-copy" })
+	// The copy is written before its writer hears back.
+	var reqs []envtest.Request
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
+		reqs = byController(e.Requests(), func(q envtest.Request) bool { return q.Name == "src-copy" })
+		for _, q := range reqs {
+			if q.IsWrite() && q.Code == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	stale := index(reqs, -1, func(q envtest.Request) bool { return q.Verb == "get" && q.Fault != "" })
 	conflict := index(reqs, stale, func(q envtest.Request) bool { return q.Verb == "update" && q.Code == 409 && q.Fault == "" })
 	fresh := index(reqs, conflict, func(q envtest.Request) bool { return q.Verb == "update" && q.Code == 200 })
