@@ -91,7 +91,20 @@ func TestRequestLog(t *testing.T) {
 			if _, err := cs.Discovery().ServerVersion(); err != nil {
 				t.Fatal(err)
 			}
-			got := e.Requests()
+			// Over TLS a client may read the whole response before the
+			// server's handler has returned and logged it.
+			var got []envtest.Request
+			if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+				got = e.Requests()
+				for _, r := range got {
+					if r.Code == 0 {
+						return false, nil
+					}
+				}
+				return true, nil
+			}); err != nil {
+				t.Fatalf("requests still in flight: %v", got)
+			}
 			want := []envtest.Request{
 				{Verb: "create", Version: "v1", Resource: "configmaps", Namespace: "default", Path: "/api/v1/namespaces/default/configmaps", User: "admin", Code: 201, DryRun: true},
 				{Verb: "create", Version: "v1", Resource: "configmaps", Namespace: "default", Path: "/api/v1/namespaces/default/configmaps", User: "admin", Code: 201},
