@@ -26,7 +26,9 @@ type Request struct {
 	User, UserAgent string
 	// Code is the HTTP status answered; 0 while the request is in
 	// flight (an open watch), StatusClientClosed when the client went
-	// away before an answer (its timeout).
+	// away before an answer (its timeout). It is recorded when the
+	// handler returns: in-process before the client reads the end of the
+	// response, over TLS possibly a moment after.
 	Code int
 	// DryRun is true for a write with dryRun=All.
 	DryRun bool
