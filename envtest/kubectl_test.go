@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kapi-dev/kapi/envtest"
@@ -16,42 +15,26 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-var (
-	kubectlOnce sync.Once
-	kubectlBin  string
-	kubectlErr  error
-)
-
 // kubectlBinary is kubectl built from k8s.io/kubectl by the conformance
 // module (its cmd/kubectl, with this test's -race setting, so the build
-// cache of the conformance tests serves it), or TEST_ASSET_KUBECTL.
+// cache of the conformance tests serves it) into t's temporary directory,
+// or TEST_ASSET_KUBECTL.
 func kubectlBinary(t *testing.T) string {
 	t.Helper()
-	kubectlOnce.Do(func() {
-		if p := os.Getenv("TEST_ASSET_KUBECTL"); p != "" {
-			kubectlBin = p
-			return
-		}
-		dir, err := os.MkdirTemp("", "kapi-envtest-kubectl-")
-		if err != nil {
-			kubectlErr = err
-			return
-		}
-		kubectlBin = filepath.Join(dir, "kubectl")
-		args := []string{"build", "-o", kubectlBin}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, "./cmd/kubectl")...)
-		cmd.Dir = filepath.Join("..", "conformance")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			kubectlErr = errors.New(string(out))
-		}
-	})
-	if kubectlErr != nil {
-		t.Fatalf("build kubectl: %v", kubectlErr)
+	if p := os.Getenv("TEST_ASSET_KUBECTL"); p != "" {
+		return p
 	}
-	return kubectlBin
+	bin := filepath.Join(t.TempDir(), "kubectl")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./cmd/kubectl")...)
+	cmd.Dir = filepath.Join("..", "conformance")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build kubectl: %v\n%s", err, out)
+	}
+	return bin
 }
 
 func readAll(r io.Reader) string { b, _ := io.ReadAll(r); return string(b) }
