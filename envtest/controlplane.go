@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -39,8 +40,12 @@ type ControlPlane struct {
 	// Etcd is kept for envtest's fields; kapi stores in memory and
 	// starts no etcd.
 	Etcd *Etcd
-	// KubectlPath is kept for envtest's field; unused.
+	// KubectlPath is the kubectl binary KubeCtl and
+	// AuthenticatedUser.Kubectl run; empty, it is found as KubeCtl.Run
+	// says.
 	KubectlPath string
+
+	defaultUser *AuthenticatedUser // KubeCtl's
 }
 
 // Start starts the API server.
@@ -66,14 +71,17 @@ func (f *ControlPlane) APIURL() *url.URL { return f.GetAPIServer().SecureServing
 // Deprecated: use AddUser and AuthenticatedUser.Config, as envtest says.
 func (f *ControlPlane) RESTClientConfig() (*rest.Config, error) {
 	api := f.GetAPIServer()
-	if len(api.SecureServing.CA) == 0 {
+	if !api.running() {
 		return nil, errors.New("kapi/envtest: the API server has not been started")
+	}
+	if api.InProcess {
+		return &rest.Config{Host: inProcessHost, Transport: api.transport}, nil
 	}
 	return &rest.Config{Host: f.APIURL().String(), TLSClientConfig: rest.TLSClientConfig{CAData: api.SecureServing.CA}}, nil
 }
 
 // AddUser provisions user with APIServer.SecureServing.Authn (a bearer
-// token by default); callable before and after Start, the user's Config
+// token by default, a client certificate with NewCertAuthn); callable before and after Start, the user's Config
 // usable after Start.
 func (f *ControlPlane) AddUser(user User, baseConfig *rest.Config) (*AuthenticatedUser, error) {
 	api := f.GetAPIServer()
@@ -103,6 +111,7 @@ type AuthenticatedUser struct {
 	cfg      *rest.Config
 	complete bool
 	plane    *ControlPlane
+	kubectl  *KubeCtl
 }
 
 // Config is a rest.Config that authenticates as the user. It panics
@@ -112,11 +121,18 @@ func (u *AuthenticatedUser) Config() *rest.Config {
 		return u.cfg
 	}
 	api := u.plane.GetAPIServer()
-	if len(api.SecureServing.CA) == 0 {
+	if !api.running() {
 		panic("the API server has not yet been started, please do that before accessing connection details")
 	}
-	u.cfg.CAData = api.SecureServing.CA
-	u.cfg.Host = api.SecureServing.URL("https", "/").String()
+	if api.InProcess {
+		u.cfg.Host = inProcessHost
+		if err := inProcessCert(u.cfg, api.transport); err != nil {
+			panic(fmt.Sprintf("kapi/envtest: the user's client certificate: %v", err))
+		}
+	} else {
+		u.cfg.CAData = api.SecureServing.CA
+		u.cfg.Host = api.SecureServing.URL("https", "/").String()
+	}
 	u.complete = true
 	return u.cfg
 }
@@ -171,12 +187,60 @@ type APIServer struct {
 	Out io.Writer
 	Err io.Writer
 
-	args  *Arguments
-	srv   *http.Server
-	reg   *registry.Registry
-	store *memory.Store
-	done  chan struct{} // closed when Serve returns
+	// InProcess serves clients without a socket: Start opens no listener
+	// and makes no certificate, and the users' configs carry a transport
+	// that calls the server's handler in-process (watches stream as over
+	// a connection). Their Host is a placeholder URL, so a kubeconfig made
+	// from them serves no other process. Not in envtest.
+	InProcess bool
+
+	args      *Arguments
+	srv       *http.Server
+	reg       *registry.Registry
+	store     *memory.Store
+	done      chan struct{} // closed when Serve returns
+	transport *inProcess    // serves InProcess clients
+	faults    faults
+	log       requestLog
+	dir       string // the kubeconfigs of Kubectl, removed at Stop
 }
+
+// workDir is a temporary directory of the server's, made at the first
+// call and removed at Stop.
+func (s *APIServer) workDir() (string, error) {
+	if s.dir == "" {
+		d, err := os.MkdirTemp("", "kapi-envtest-")
+		if err != nil {
+			return "", err
+		}
+		s.dir = d
+	}
+	return s.dir, nil
+}
+
+// removeWorkDir removes workDir's directory.
+func (s *APIServer) removeWorkDir() error {
+	if s.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(s.dir)
+	s.dir = ""
+	return err
+}
+
+func (s *APIServer) running() bool { return s.reg != nil }
+
+// InjectFault puts f in force until Remove (or for f.Count requests);
+// faults are matched in the order injected, the first that matches takes
+// the request. Callable before and after Start.
+func (s *APIServer) InjectFault(f Fault) (*Injection, error) { return s.faults.add(f) }
+
+// Requests is every request served since Start (or ResetRequests), in
+// arrival order; one in flight has Code 0.
+func (s *APIServer) Requests() []Request { return s.log.snapshot() }
+
+// ResetRequests empties the request log.
+func (s *APIServer) ResetRequests() { s.log.reset() }
 
 // Configure returns the flags to start the server with; see APIServer.
 func (s *APIServer) Configure() *Arguments {
@@ -188,7 +252,7 @@ func (s *APIServer) Configure() *Arguments {
 
 // Start serves a new registry on the in-memory store over HTTPS.
 func (s *APIServer) Start() error {
-	if s.srv != nil {
+	if s.running() {
 		return errors.New("kapi/envtest: the API server is already started")
 	}
 	if s.SecureServing.Authn == nil {
@@ -197,11 +261,19 @@ func (s *APIServer) Start() error {
 	if err := s.SecureServing.Configure("", s.Configure()); err != nil {
 		return err
 	}
-	ta, ok := s.SecureServing.Authn.(*TokenAuthn)
-	if !ok {
-		return fmt.Errorf("kapi/envtest: SecureServing.Authn is %T; kapi serves bearer tokens only (NewTokenAuthn)", s.SecureServing.Authn)
+	ao := authn.Options{Anonymous: true}
+	var tokens *TokenAuthn
+	clientAuth := tls.NoClientCert
+	switch a := s.SecureServing.Authn.(type) {
+	case *TokenAuthn:
+		tokens, ao.Tokens = a, a
+	case *CertAuthn:
+		ao.ClientCert = &authn.ClientCertOptions{Roots: a.roots()}
+		clientAuth = tls.RequestClientCert // verified by the authenticator
+	default:
+		return fmt.Errorf("kapi/envtest: SecureServing.Authn is %T; kapi serves bearer tokens (NewTokenAuthn) and client certificates (NewCertAuthn)", s.SecureServing.Authn)
 	}
-	if err := ta.Start(); err != nil {
+	if err := s.SecureServing.Start(); err != nil {
 		return err
 	}
 	// Webhooks' matchConditions are CEL; a service reference resolves to
@@ -213,7 +285,7 @@ func (s *APIServer) Start() error {
 		ro.Logger = slog.New(slog.NewTextHandler(s.Err, nil))
 		errorLog = log.New(s.Err, "kapi/envtest: ", log.LstdFlags)
 	}
-	au, err := authn.New(authn.Options{Tokens: ta, Anonymous: true})
+	au, err := authn.New(ao)
 	if err != nil {
 		return err
 	}
@@ -247,6 +319,16 @@ func (s *APIServer) Start() error {
 		store.Close()
 		return err
 	}
+	s.log.reset()
+	h := &front{next: reg, tokens: tokens, faults: &s.faults, log: &s.log}
+	if s.InProcess {
+		if s.transport == nil {
+			s.transport = &inProcess{}
+		}
+		s.transport.open(h)
+		s.reg, s.store = reg, store
+		return nil
+	}
 	host := s.SecureServing.Address
 	if host == "" {
 		host = "127.0.0.1"
@@ -272,9 +354,9 @@ func (s *APIServer) Start() error {
 	s.SecureServing.Address, s.SecureServing.Port = host, strconv.Itoa(addr.Port)
 	s.SecureServing.CA = caPEM
 	s.srv = &http.Server{
-		Handler:           reg,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}, ClientAuth: clientAuth},
 		ErrorLog:          errorLog,
 	}
 	s.reg, s.store, s.done = reg, store, make(chan struct{})
@@ -289,8 +371,15 @@ func (s *APIServer) Start() error {
 // for requests in flight up to StopTimeout, and stops the registry's and
 // the store's background work.
 func (s *APIServer) Stop() error {
-	if s.srv == nil {
+	if !s.running() {
 		return nil
+	}
+	if s.srv == nil { // in-process
+		s.transport.close()
+		err := errors.Join(s.reg.Close(), s.SecureServing.Stop(), s.removeWorkDir())
+		s.store.Close()
+		s.reg, s.store = nil, nil
+		return err
 	}
 	timeout := s.StopTimeout
 	if timeout <= 0 {
@@ -305,7 +394,7 @@ func (s *APIServer) Stop() error {
 	case <-ctx.Done():
 		err = errors.Join(err, fmt.Errorf("kapi/envtest: the server did not stop within %s", timeout))
 	}
-	err = errors.Join(err, s.reg.Close(), s.SecureServing.Stop())
+	err = errors.Join(err, s.reg.Close(), s.SecureServing.Stop(), s.removeWorkDir())
 	s.store.Close()
 	s.srv, s.reg, s.store = nil, nil, nil
 	return err

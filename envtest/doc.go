@@ -24,12 +24,28 @@
 // (--authorization-mode=RBAC), so a user gets what the roles and bindings
 // created through the API grant it.
 //
+// Users may also be client certificates (NewCertAuthn, envtest's
+// CertAuthn), and AuthenticatedUser.Kubectl runs kubectl as one.
+//
+// Beyond envtest, for tests envtest cannot write: InjectFault makes
+// chosen requests fail (Fault: kube's Status for 409, 429, 500, 503, 504,
+// with Retry-After; writes answered 504 after they happen; delays;
+// expired and dropped watches; stale reads), Requests is the log of every request
+// served (LogRequestsOnFailure prints it when a test fails), and
+// InProcess serves clients without a socket — which lets a whole
+// Environment, with its controllers, run in a testing/synctest bubble
+// under virtual time. Faults and the log live in a handler in front of
+// the registry; the registry itself knows nothing of them.
+//
 // What carries over from controller-runtime's envtest, and what does not
 // yet, is listed in the module's README.md.
 //
 // Invariant: every Environment is independent — its own store, registry,
-// listener, certificate and tokens — so tests start one each and run with
-// t.Parallel(). Stop closes the listener and every connection, ends the
-// registry's background work (garbage collector, RBAC feeds) and the
-// store's, and removes the webhook certificate directory.
+// listener (or in-process transport), certificate, users, faults and
+// request log — so tests start one each and run with t.Parallel(). Stop
+// closes the listener and every connection (in-process: ends every
+// request in flight and waits for its handler), ends the registry's
+// background work (garbage collector, RBAC feeds) and the store's, and
+// removes the webhook certificate directory and the kubeconfigs of
+// Kubectl.
 package envtest

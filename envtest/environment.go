@@ -136,6 +136,10 @@ type Environment struct {
 	// KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true) sends the server's
 	// logs to APIServer.Err (default os.Stderr).
 	AttachControlPlaneOutput bool
+
+	// InProcess sets ControlPlane.APIServer.InProcess: clients reach the
+	// server without a socket. Not in envtest.
+	InProcess bool
 }
 
 // Start starts the API server (unless UseExistingCluster), installs the
@@ -166,6 +170,9 @@ func (te *Environment) Start() (*rest.Config, error) {
 		}
 		api := te.ControlPlane.GetAPIServer()
 		api.StartTimeout, api.StopTimeout = te.ControlPlaneStartTimeout, te.ControlPlaneStopTimeout
+		if te.InProcess {
+			api.InProcess = true
+		}
 		if os.Getenv(envAttachOutput) == "true" {
 			te.AttachControlPlaneOutput = true
 		}
@@ -237,6 +244,35 @@ func (te *Environment) Stop() error {
 // ControlPlane.AddUser.
 func (te *Environment) AddUser(user User, baseConfig *rest.Config) (*AuthenticatedUser, error) {
 	return te.ControlPlane.AddUser(user, baseConfig)
+}
+
+// InjectFault puts a fault in force on the API server (see Fault); not
+// in envtest. It is ControlPlane.APIServer.InjectFault.
+func (te *Environment) InjectFault(f Fault) (*Injection, error) {
+	return te.ControlPlane.GetAPIServer().InjectFault(f)
+}
+
+// Requests is the API server's request log: every request served since
+// Start (or ResetRequests), in arrival order. Not in envtest.
+func (te *Environment) Requests() []Request { return te.ControlPlane.GetAPIServer().Requests() }
+
+// ResetRequests empties the request log.
+func (te *Environment) ResetRequests() { te.ControlPlane.GetAPIServer().ResetRequests() }
+
+// LogRequestsOnFailure prints the request log with t.Logf when t has
+// failed by its end (t.Cleanup), one request a line. Not in envtest.
+func (te *Environment) LogRequestsOnFailure(t TB) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		reqs := te.Requests()
+		var b strings.Builder
+		for _, r := range reqs {
+			b.WriteString("\n  " + r.String())
+		}
+		t.Logf("kapi/envtest: the API server served %d requests:%s", len(reqs), b.String())
+	})
 }
 
 func (te *Environment) useExistingCluster() bool {

@@ -31,14 +31,15 @@ import (
 // watch against Start's config: its cache syncs, its informers see
 // creates, and its cached client reads what the API holds — with the
 // WatchList client feature off (list, then watch) and on (a streaming
-// watch with sendInitialEvents).
+// watch with sendInitialEvents) — over loopback TLS and in-process.
 func TestManager(t *testing.T) {
 	// Not parallel: the client-go feature gate is process-wide.
-	for _, watchList := range []bool{false, true} {
-		name := map[bool]string{false: "list then watch", true: "watch list"}[watchList]
+	for _, tc := range []struct{ watchList, inProcess bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		watchList := tc.watchList
+		name := map[bool]string{false: "list then watch", true: "watch list"}[watchList] + map[bool]string{false: ", tls", true: ", in-process"}[tc.inProcess]
 		t.Run(name, func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			e := &envtest.Environment{CRDDirectoryPaths: []string{crdDir}, ErrorIfCRDPathMissing: true}
+			e := &envtest.Environment{CRDDirectoryPaths: []string{crdDir}, ErrorIfCRDPathMissing: true, InProcess: tc.inProcess}
 			cfg := rest.CopyConfig(start(t, e))
 			log := &requestLog{}
 			cfg.Wrap(log.wrap)

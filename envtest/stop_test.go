@@ -22,6 +22,7 @@ var serverFrames = []string{
 	"github.com/kapi-dev/kapi/watch",
 	"net/http.(*conn).serve",
 	"net/http.(*Server).Serve",
+	"kapi/envtest.(*inProcess)",
 }
 
 // serverGoroutines returns the stacks of the goroutines of API servers.
@@ -47,15 +48,24 @@ func serverGoroutines() []string {
 	return out
 }
 
-// Stop leaves no goroutine of the server behind, even with a watch open.
+// Stop leaves no goroutine of the server behind, even with a watch open,
+// over TLS and in-process (the transport's handlers end too).
 // Not parallel: it looks at every goroutine of the process.
 func TestStopLeavesNoGoroutine(t *testing.T) {
+	for _, inProcess := range []bool{false, true} {
+		t.Run(map[bool]string{false: "tls", true: "in-process"}[inProcess], func(t *testing.T) {
+			stopLeavesNoGoroutine(t, inProcess)
+		})
+	}
+}
+
+func stopLeavesNoGoroutine(t *testing.T, inProcess bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if g := waitNoServerGoroutine(ctx); len(g) > 0 {
 		t.Fatalf("server goroutines of the tests before this one:\n%s", strings.Join(g, "\n\n"))
 	}
-	e := &envtest.Environment{CRDDirectoryPaths: []string{crdDir}}
+	e := &envtest.Environment{CRDDirectoryPaths: []string{crdDir}, InProcess: inProcess}
 	cfg, err := e.Start()
 	if err != nil {
 		t.Fatal(err)

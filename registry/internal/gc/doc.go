@@ -16,9 +16,17 @@
 // serve, a namespaced owner of a cluster-scoped dependent) keep the
 // dependent, as kube's do.
 //
-// It works by whole scans of the registry's objects (Registry is what it
-// needs of the registry), one at start and one after every change that
-// may matter (a delete, or a write of an object with ownerReferences or a
-// deletionTimestamp), seen through a watch on the whole store. Scans coalesce: changes during a scan cause one more.
-// Each scan's writes are idempotent, so scans converge.
+// It keeps an index of ownership (graph.go: dependents by owner uid,
+// owners being deleted with its finalizers) from one watch on the whole
+// store, which starts with the current state; each change marks due the
+// objects it may concern — the object written if it has ownerReferences
+// or is being deleted, the dependents of an object deleted or being
+// deleted, a deleting owner of a dependent that changed or went — and a
+// single worker looks at each due object on its current state (Registry
+// is what it needs of the registry). A write costs O(its references +
+// the dependents concerned), not O(objects): an object with neither
+// ownerReferences nor a deletionTimestamp is skipped without decoding.
+// Each look's writes are idempotent and cause events of their own, so
+// looks converge; a look that fails is retried. A watch that ends is
+// started again and the index rebuilt from its replay.
 package gc

@@ -20,20 +20,27 @@ type Collector struct {
 	log    *slog.Logger
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the collector has stopped
-	kick   chan struct{} // buffered (1): a scan is due
+	kick   chan struct{} // buffered (1): keys are due
+	graph  *graph
+
+	// Owned by the watch goroutine.
+	prefixes map[string]Resource // resources by storage key prefix
+	// Owned by the worker.
+	resources int // how many resources were served at the last pass
 }
 
-// retry is how long the collector waits before retrying a failed scan
+// retry is how long the collector waits before retrying a failed look
 // or watch.
 const retry = 100 * time.Millisecond
 
 func (c *Collector) trigger() {
 	select {
 	case c.kick <- struct{}{}:
-	default: // a scan is already due
+	default: // a pass is already due
 	}
 }
 
+// run is the worker: each pass looks at the keys due, one at a time.
 func (c *Collector) run(ctx context.Context) {
 	defer close(c.done)
 	watching := make(chan struct{})
@@ -48,23 +55,36 @@ func (c *Collector) run(ctx context.Context) {
 			return
 		case <-c.kick:
 		}
-		if err := c.scan(ctx); err != nil && ctx.Err() == nil {
-			c.log.Warn("garbage collection scan failed; retrying", "err", err)
+		if n := len(c.reg.Resources()); n != c.resources {
+			c.resources = n
+			c.graph.markUnresolved() // an owner's kind may be served now
+		}
+		failed := map[string]Resource{}
+		var errs []error
+		for key, res := range c.graph.takeDirty() {
+			if err := c.look(ctx, key, res); err != nil {
+				failed[key] = res
+				errs = append(errs, err)
+			}
+		}
+		if len(failed) > 0 && ctx.Err() == nil {
+			c.log.Warn("garbage collection failed; retrying", "objects", len(failed), "err", errors.Join(errs...))
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(retry):
 			}
+			c.graph.markDirty(failed)
 			c.trigger()
 		}
 	}
 }
 
-// watch triggers a scan for every change that may concern the collector,
-// restarting the store's watch when it ends.
+// watch keeps the graph from a watch on the whole store, which starts
+// with the current state (so a restart rebuilds the graph whole).
 func (c *Collector) watch(ctx context.Context) {
 	for ctx.Err() == nil {
-		w, err := c.store.Watch(ctx, "/", storage.WatchOptions{Recursive: true})
+		w, err := c.store.Watch(ctx, "/", storage.WatchOptions{Recursive: true, Initial: true})
 		if err != nil {
 			c.log.Warn("garbage collector cannot watch the store; retrying", "err", err)
 			select {
@@ -74,7 +94,7 @@ func (c *Collector) watch(ctx context.Context) {
 			}
 			continue
 		}
-		c.trigger() // whatever changed before the watch started
+		c.graph.reset()
 		c.follow(ctx, w)
 		w.Stop()
 	}
@@ -89,7 +109,7 @@ func (c *Collector) follow(ctx context.Context, w watch.Interface) {
 			if !ok || ev.Type == watch.Error {
 				return
 			}
-			if relevant(ev) {
+			if c.apply(ev) {
 				c.trigger()
 			}
 		}
@@ -101,19 +121,128 @@ var (
 	deletionTimeKey = []byte(`"deletionTimestamp"`)
 )
 
-// relevant tells the events that may call for a scan, without decoding.
-func relevant(ev watch.Event) bool {
+// apply records an event in the graph; it reports whether the event may
+// have made keys due. An object written with neither ownerReferences nor
+// a deletionTimestamp, and unknown to the graph, is skipped undecoded.
+func (c *Collector) apply(ev watch.Event) bool {
+	so, ok := ev.Object.(storage.Object)
+	if !ok {
+		return false
+	}
 	switch ev.Type {
 	case watch.Deleted:
+		uid := so.UID
+		if uid == "" {
+			if obj, err := c.reg.Decode(so); err == nil {
+				uid = object(obj).uid()
+			}
+		}
+		c.graph.remove(so.Key, uid)
 		return true
 	case watch.Added, watch.Modified:
-		so, ok := ev.Object.(storage.Object)
-		return ok && (bytes.Contains(so.Value, ownerRefsKey) || bytes.Contains(so.Value, deletionTimeKey))
+		if !bytes.Contains(so.Value, ownerRefsKey) && !bytes.Contains(so.Value, deletionTimeKey) && !c.graph.has(so.Key) {
+			return false
+		}
+		res := c.resourceOf(so.Key)
+		if res == nil {
+			return false // not served: the collector cannot act on it
+		}
+		obj, err := c.reg.Decode(so)
+		if err != nil {
+			return false // corrupt: only an unsafe delete removes it
+		}
+		c.graph.put(so.Key, res, object(obj))
+		return true
 	}
 	return false
 }
 
-// node is one object seen by a scan.
+// resourceOf is the served resource whose Prefix key starts with (a
+// prefix ends at a slash), looked up again in Resources when unknown.
+func (c *Collector) resourceOf(key string) Resource {
+	find := func() Resource {
+		for i := 1; i < len(key); i++ {
+			if key[i] == '/' {
+				if res, ok := c.prefixes[key[:i+1]]; ok {
+					return res
+				}
+			}
+		}
+		return nil
+	}
+	if res := find(); res != nil {
+		return res
+	}
+	c.prefixes = map[string]Resource{}
+	for _, res := range c.reg.Resources() {
+		c.prefixes[res.Prefix()] = res
+	}
+	return find()
+}
+
+// look decides on the object at key (kube's attemptToDeleteItem, and
+// the orphan and foreground finalizers of an owner being deleted),
+// reading its current state.
+func (c *Collector) look(ctx context.Context, key string, res Resource) error {
+	cur, err := c.store.Get(ctx, key, storage.GetOptions{})
+	if storage.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	obj, err := c.reg.Decode(cur)
+	if err != nil {
+		return nil // corrupt: only an unsafe delete removes it
+	}
+	n := &node{res: res, obj: object(obj)}
+	if n.obj.deleting() {
+		switch {
+		case hasFinalizer(n.obj, finalizerOrphan):
+			deps, err := c.dependents(ctx, n.obj.uid())
+			if err != nil {
+				return err
+			}
+			if err := c.orphan(ctx, n, deps); err != nil {
+				return err
+			}
+		case hasFinalizer(n.obj, finalizerForeground):
+			deps, err := c.dependents(ctx, n.obj.uid())
+			if err != nil {
+				return err
+			}
+			if err := c.foreground(ctx, n, deps); err != nil {
+				return err
+			}
+		}
+	}
+	unresolved, err := c.attemptToDelete(ctx, n, len(c.graph.dependentsOf(n.obj.uid())) > 0)
+	c.graph.setUnresolved(key, res, unresolved)
+	return err
+}
+
+// dependents reads the current state of uid's dependents, as the graph
+// lists them (those gone meanwhile left out).
+func (c *Collector) dependents(ctx context.Context, uid string) ([]*node, error) {
+	var out []*node
+	for key, res := range c.graph.dependentsOf(uid) {
+		cur, err := c.store.Get(ctx, key, storage.GetOptions{})
+		if storage.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		obj, err := c.reg.Decode(cur)
+		if err != nil {
+			continue
+		}
+		out = append(out, &node{res: res, obj: object(obj)})
+	}
+	return out, nil
+}
+
+// node is one object the collector looks at.
 type node struct {
 	res Resource
 	obj object
@@ -147,61 +276,6 @@ func hasFinalizer(obj object, f string) bool {
 		}
 	}
 	return false
-}
-
-// scan runs one pass of the collector over every object.
-func (c *Collector) scan(ctx context.Context) error {
-	nodes, err := c.snapshot(ctx)
-	if err != nil {
-		return err
-	}
-	dependents := map[string][]*node{} // by owner uid
-	for _, n := range nodes {
-		for _, ref := range ownerRefs(n.obj) {
-			dependents[ref.uid] = append(dependents[ref.uid], n)
-		}
-	}
-	var errs []error
-	for _, n := range nodes {
-		if !n.obj.deleting() {
-			continue
-		}
-		switch {
-		case hasFinalizer(n.obj, finalizerOrphan):
-			errs = append(errs, c.orphan(ctx, n, dependents[n.obj.uid()]))
-		case hasFinalizer(n.obj, finalizerForeground):
-			errs = append(errs, c.foreground(ctx, n, dependents[n.obj.uid()]))
-		}
-	}
-	for _, n := range nodes {
-		errs = append(errs, c.attemptToDelete(ctx, n, len(dependents[n.obj.uid()]) > 0))
-	}
-	return errors.Join(errs...)
-}
-
-// snapshot reads every object of every resource (once per storage key:
-// versions of a resource share their objects).
-func (c *Collector) snapshot(ctx context.Context) ([]*node, error) {
-	seen := map[string]bool{}
-	var nodes []*node
-	for _, res := range c.reg.Resources() {
-		if seen[res.Prefix()] {
-			continue
-		}
-		seen[res.Prefix()] = true
-		l, err := c.store.List(ctx, res.Prefix(), storage.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range l.Items {
-			obj, err := c.reg.Decode(it)
-			if err != nil {
-				continue // corrupt: only an unsafe delete removes it
-			}
-			nodes = append(nodes, &node{res: res, obj: object(obj)})
-		}
-	}
-	return nodes, nil
 }
 
 // ownerState is what a reference points at.
@@ -243,31 +317,33 @@ func (c *Collector) owner(ctx context.Context, dep *node, ref ownerRef) (ownerSt
 
 // attemptToDelete deletes dep when none of its owners remains, or drops
 // the references to absent owners when some do (kube's
-// attemptToDeleteItem).
-func (c *Collector) attemptToDelete(ctx context.Context, dep *node, hasDependents bool) error {
+// attemptToDeleteItem). It reports whether an owner's kind is not served
+// (the dependent is kept for it).
+func (c *Collector) attemptToDelete(ctx context.Context, dep *node, hasDependents bool) (unresolved bool, err error) {
 	if len(ownerRefs(dep.obj)) == 0 || dep.obj.deleting() {
-		return nil
+		return false, nil
 	}
 	// Decide on the latest state: this scan may have changed it.
 	cur, err := c.store.Get(ctx, dep.key(), storage.GetOptions{})
 	if err != nil || cur.UID != dep.obj.uid() {
-		return nil // gone or replaced: the next scan sees it
+		return false, nil // gone or replaced: its own event makes it due
 	}
 	decoded, err := c.reg.Decode(cur)
 	if err != nil {
-		return nil
+		return false, nil
 	}
 	latest := object(decoded)
 	dep = &node{res: dep.res, obj: latest}
 	refs := ownerRefs(latest)
 	if len(refs) == 0 || latest.deleting() {
-		return nil
+		return false, nil
 	}
 	var solid, dangling, waiting int
 	state := make([]ownerState, len(refs))
 	for i, ref := range refs {
 		st, owner := c.owner(ctx, dep, ref)
 		state[i] = st
+		unresolved = unresolved || st == ownerUnresolvable
 		switch {
 		case st == ownerAbsent:
 			dangling++
@@ -280,11 +356,11 @@ func (c *Collector) attemptToDelete(ctx context.Context, dep *node, hasDependent
 	}
 	switch {
 	case dangling == 0 && waiting == 0:
-		return nil
+		return unresolved, nil
 	case solid > 0:
 		// Keep dep for its remaining owners; forget the absent ones and
 		// do not block those deleting in the foreground.
-		return c.update(ctx, dep, func(obj object) bool {
+		return unresolved, c.update(ctx, dep, func(obj object) bool {
 			return editOwnerRefs(obj, func(ref ownerRef, m map[string]any) (keep bool) {
 				for i, r := range refs {
 					if r.uid != ref.uid {
@@ -305,7 +381,7 @@ func (c *Collector) attemptToDelete(ctx context.Context, dep *node, hasDependent
 	}
 	o := DeleteOptions{Preconditions: storage.Preconditions{UID: cur.UID, Revision: cur.Revision}}
 	o.Foreground = waiting > 0 && hasDependents
-	return c.reg.Delete(ctx, dep.res, dep.obj.namespace(), dep.obj.name(), o)
+	return unresolved, c.reg.Delete(ctx, dep.res, dep.obj.namespace(), dep.obj.name(), o)
 }
 
 // ownerWaiting marks, in attemptToDelete, an owner being deleted in the
@@ -381,7 +457,7 @@ func editOwnerRefs(obj object, keep func(ref ownerRef, m map[string]any) bool) b
 }
 
 // update writes the change edit makes to n's object (if the object is
-// still the one the scan saw); a vanished object is not an error.
+// still the one the collector read); a vanished object is not an error.
 func (c *Collector) update(ctx context.Context, n *node, edit func(obj object) bool) error {
 	uid := n.obj.uid()
 	return c.reg.Update(ctx, n.res, n.obj.namespace(), n.obj.name(), func(obj map[string]any) bool {

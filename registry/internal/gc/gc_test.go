@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -137,21 +138,78 @@ func TestCollector(t *testing.T) {
 
 func errOf(_ storage.Object, err error) error { return err }
 
-func TestRelevant(t *testing.T) {
-	tests := []struct {
-		typ   watch.EventType
-		value string
-		want  bool
-	}{
-		{watch.Deleted, `{}`, true},
-		{watch.Added, `{"metadata":{"name":"a"}}`, false},
-		{watch.Modified, `{"metadata":{"ownerReferences":[]}}`, true},
-		{watch.Modified, `{"metadata":{"deletionTimestamp":"x"}}`, true},
+// The graph: each event records the edges and makes due exactly the
+// keys the package comment's worked example names.
+func TestGraphApply(t *testing.T) {
+	store := memory.New(memory.Options{})
+	defer store.Close()
+	thingObj := func(name, uid string, meta map[string]any) storage.Object {
+		meta["name"], meta["uid"] = name, uid
+		b, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Thing", "metadata": meta})
+		return storage.Object{Key: "/things/" + name, Value: b, UID: uid}
 	}
-	for _, tt := range tests {
-		ev := watch.Event{Type: tt.typ, Object: storage.Object{Value: []byte(tt.value)}}
-		if got := relevant(ev); got != tt.want {
-			t.Errorf("%s %s: got %v; want %v", tt.typ, tt.value, got, tt.want)
-		}
+	type step struct {
+		typ watch.EventType
+		obj storage.Object
+		// What the step makes due, and the dependents of uid "a" after it.
+		wantDirty []string
+		wantDeps  []string
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{{
+		name: "an object with neither owners nor a deletion is skipped",
+		steps: []step{
+			{typ: watch.Added, obj: thingObj("a", "a", map[string]any{})},
+			{typ: watch.Modified, obj: thingObj("a", "a", map[string]any{"labels": map[string]any{"x": "y"}})},
+		},
+	}, {
+		name: "an owner's delete makes its dependents due",
+		steps: []step{
+			{typ: watch.Added, obj: thingObj("b", "b", map[string]any{"ownerReferences": []any{ref("a", "a")}}), wantDirty: []string{"/things/b"}, wantDeps: []string{"/things/b"}},
+			{typ: watch.Added, obj: thingObj("c", "c", map[string]any{"ownerReferences": []any{ref("a", "a")}}), wantDirty: []string{"/things/c"}, wantDeps: []string{"/things/b", "/things/c"}},
+			{typ: watch.Deleted, obj: thingObj("a", "a", map[string]any{}), wantDirty: []string{"/things/b", "/things/c"}, wantDeps: []string{"/things/b", "/things/c"}},
+			{typ: watch.Deleted, obj: thingObj("b", "b", map[string]any{}), wantDeps: []string{"/things/c"}},
+		},
+	}, {
+		name: "a reference dropped leaves the index",
+		steps: []step{
+			{typ: watch.Added, obj: thingObj("b", "b", map[string]any{"ownerReferences": []any{ref("a", "a")}}), wantDirty: []string{"/things/b"}, wantDeps: []string{"/things/b"}},
+			{typ: watch.Modified, obj: thingObj("b", "b", map[string]any{})},
+		},
+	}, {
+		name: "foreground deletion: the owner is due when a dependent goes",
+		steps: []step{
+			{typ: watch.Added, obj: thingObj("b", "b", map[string]any{"ownerReferences": []any{ref("a", "a")}}), wantDirty: []string{"/things/b"}, wantDeps: []string{"/things/b"}},
+			{typ: watch.Modified, obj: thingObj("a", "a", map[string]any{"deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": []any{"foregroundDeletion"}}), wantDirty: []string{"/things/a", "/things/b"}, wantDeps: []string{"/things/b"}},
+			{typ: watch.Deleted, obj: thingObj("b", "b", map[string]any{}), wantDirty: []string{"/things/a"}},
+		},
+	}, {
+		name: "a replaced object (new uid) is its old self's delete",
+		steps: []step{
+			{typ: watch.Added, obj: thingObj("b", "b", map[string]any{"ownerReferences": []any{ref("a", "a")}}), wantDirty: []string{"/things/b"}, wantDeps: []string{"/things/b"}},
+			{typ: watch.Added, obj: thingObj("x", "x", map[string]any{"ownerReferences": []any{ref("b", "b")}}), wantDirty: []string{"/things/x"}, wantDeps: []string{"/things/b"}},
+			{typ: watch.Modified, obj: thingObj("b", "b2", map[string]any{"ownerReferences": []any{ref("a", "a")}}), wantDirty: []string{"/things/b", "/things/x"}, wantDeps: []string{"/things/b"}},
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Collector{reg: fakeRegistry{store}, graph: newGraph()}
+			for i, st := range tc.steps {
+				c.apply(watch.Event{Type: st.typ, Object: st.obj})
+				var dirty, deps []string
+				for k := range c.graph.takeDirty() {
+					dirty = append(dirty, k)
+				}
+				for k := range c.graph.dependentsOf("a") {
+					deps = append(deps, k)
+				}
+				slices.Sort(dirty)
+				slices.Sort(deps)
+				if !slices.Equal(dirty, st.wantDirty) || !slices.Equal(deps, st.wantDeps) {
+					t.Errorf("step %d (%s %s): due %v, dependents of a %v; want %v, %v", i, st.typ, st.obj.Key, dirty, deps, st.wantDirty, st.wantDeps)
+				}
+			}
+		})
 	}
 }

@@ -59,7 +59,7 @@ const (
 // receives the failures it retries.
 func Start(reg Registry, store storage.Interface, log *slog.Logger) *Collector {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Collector{reg: reg, store: store, log: log, cancel: cancel, done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	c := &Collector{reg: reg, store: store, log: log, cancel: cancel, done: make(chan struct{}), kick: make(chan struct{}, 1), graph: newGraph()}
 	go c.run(ctx) // owned by c; ends with Close
 	return c
 }

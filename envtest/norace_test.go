@@ -1,0 +1,5 @@
+//go:build !race
+
+package envtest_test
+
+const raceEnabled = false
