@@ -596,7 +596,23 @@ func decodeDiffBody(contentType string, raw []byte) any {
 		}
 		return map[string]any{"stream": vals}
 	}
-	if strings.HasPrefix(mt, "text/") || mt == "" || strings.Contains(mt, "yaml") {
+	if strings.Contains(mt, "yaml") {
+		// Both the document, normalised as a JSON body is, and its text
+		// (yamlText), where quoted numbers (resourceVersions) are masked:
+		// the layout is compared, the values in the document.
+		j, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			return string(raw)
+		}
+		dec := json.NewDecoder(bytes.NewReader(j))
+		dec.UseNumber()
+		var doc any
+		if dec.Decode(&doc) != nil {
+			return string(raw)
+		}
+		return map[string]any{"yaml": doc, "yamlText": string(raw)}
+	}
+	if strings.HasPrefix(mt, "text/") || mt == "" {
 		return string(raw)
 	}
 	return fmt.Sprintf("<%d bytes of %s>", len(raw), mt)
@@ -650,6 +666,8 @@ func (n *diffNormalizer) generateNames(body json.RawMessage) {
 
 var (
 	generateNamePattern = regexp.MustCompile(`"generateName":\s*"([^"]+)"`)
+	// A quoted number in a YAML text (a resourceVersion).
+	quotedNumberPattern = regexp.MustCompile(`"\d+"`)
 	// The current revision a "Too large resource version" names.
 	currentRVPattern = regexp.MustCompile(`(Too large resource version: \d+, current: )\d+`)
 )
@@ -795,6 +813,8 @@ func (n *diffNormalizer) walk(v any, key string) any {
 			return "CONTINUE"
 		case wholeTime.MatchString(x):
 			return "TIME"
+		case key == "yamlText":
+			x = quotedNumberPattern.ReplaceAllString(x, `"N"`)
 		}
 		for name, gen := range n.names {
 			x = strings.ReplaceAll(x, name, gen)

@@ -44,12 +44,12 @@ func subresourceKinds(m map[string]SubresourceKind) map[string]discovery.Subreso
 func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, core bool) {
 	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
 	if err != nil {
-		writeStatus(w, req, errNotAcceptable(codec.Supported(rootOffers)))
+		writeStatus(w, req, errOffersNotAcceptable(codec.Supported(rootOffers)))
 		return
 	}
 	offer, ok := codec.Negotiate(accept, rootOffers)
 	if !ok {
-		writeStatus(w, req, errNotAcceptable(codec.Supported(rootOffers)))
+		writeStatus(w, req, errOffersNotAcceptable(codec.Supported(rootOffers)))
 		return
 	}
 	docs := r.tab.Load().documents(r.opts.Version.GitVersion)

@@ -47,14 +47,7 @@ func ConfigMaps() *registry.Resource {
 		Protobuf: protobuf.ConfigMap,
 		Schema:   schema.ConfigMap(),
 		Strategy: builtin.ConfigMapStrategy(), // kube's key and immutability rules
-		Columns: []registry.Column{
-			{Name: "Data", Type: "integer", Description: "Number of entries in data and binaryData", Value: func(obj registry.Object) any {
-				data, _ := obj["data"].(map[string]any)
-				binary, _ := obj["binaryData"].(map[string]any)
-				return int64(len(data) + len(binary))
-			}},
-			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
-		},
+		Columns:  builtin.ConfigMapColumns(),
 	}
 }
 
