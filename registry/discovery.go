@@ -26,7 +26,20 @@ func (res *Resource) discoveryEntry() discovery.Resource {
 		Group: res.Group, Version: res.Version, Kind: res.Kind, Plural: res.Plural, Singular: res.Singular,
 		ShortNames: res.ShortNames, Categories: res.Categories, Namespaced: res.Namespaced,
 		Subresources: res.subresourceNames(), Verbs: res.verbs(), SubresourceKinds: subresourceKinds(res.SubresourceKinds),
+		StorageVersion: res.storedAt(),
 	}
+}
+
+// storedAt is the version res's objects are stored at; empty for a review,
+// which stores nothing.
+func (res *Resource) storedAt() string {
+	switch {
+	case res.Review != nil:
+		return ""
+	case res.StorageVersion != "":
+		return res.StorageVersion
+	}
+	return res.Version
 }
 
 func subresourceKinds(m map[string]SubresourceKind) map[string]discovery.Subresource {
