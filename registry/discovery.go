@@ -112,10 +112,11 @@ func (res *Resource) subresourceNames() []string {
 	if res.Scale != nil {
 		out = append(out, "scale")
 	}
-	custom := make([]string, 0, len(res.Subresources))
+	custom := make([]string, 0, len(res.Subresources)+len(res.UpdateSubresources))
 	for name := range res.Subresources {
 		custom = append(custom, name)
 	}
+	custom = append(custom, res.UpdateSubresources...)
 	sort.Strings(custom)
 	return append(out, custom...)
 }

@@ -260,7 +260,7 @@ func (r *Registry) prepare(res *Resource) error {
 	if res.converts() {
 		res.convertID = convertIDs.Add(1)
 	}
-	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
+	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields(), Zero: res.TypedZero})
 	if err != nil {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
 	}
