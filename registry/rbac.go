@@ -159,7 +159,11 @@ func (r *Registry) rbacResources() []*Resource {
 			ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError {
 				errs := validateBinding(obj, namespaced)
 				if !reflect.DeepEqual(obj["roleRef"], old["roleRef"]) {
-					errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "roleRef", Value: obj["roleRef"], Detail: "cannot change roleRef"})
+					// kube's ValidateImmutableField prints the internal
+					// RoleRef, whose fields have no JSON names.
+					ref, _ := obj["roleRef"].(map[string]any)
+					v := struct{ APIGroup, Kind, Name string }{str(ref["apiGroup"]), str(ref["kind"]), str(ref["name"])}
+					errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "roleRef", Value: v, Detail: "field is immutable"})
 				}
 				return errs
 			},

@@ -78,6 +78,16 @@ func TestReviews(t *testing.T) {
 			[]string{`"allowed":true`}},
 		{"subject access review without user", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
 			`{"spec":{"resourceAttributes":{"verb":"list"}}}`, 422, []string{`at least one of user or group must be specified`}},
+		// kube's words: the internal object's empty kind, every cause, Go's
+		// field names for the attributes it prints.
+		{"subject access review without anything", "/apis/authorization.k8s.io/v1/subjectaccessreviews", `{"spec":{}}`, 422,
+			[]string{`"message":".authorization.k8s.io \"\" is invalid: [spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: \"\": at least one of user or group must be specified]"`,
+				`"details":{"group":"authorization.k8s.io","causes":[{"reason":"FieldValueInvalid",`}},
+		{"subject access review with both attributes", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+			`{"spec":{"user":"alice","resourceAttributes":{"verb":"get"},"nonResourceAttributes":{"path":"/x","verb":"get"}}}`, 422,
+			[]string{`"message":".authorization.k8s.io \"\" is invalid: spec: Invalid value: {\"Path\":\"/x\",\"Verb\":\"get\"}: exactly one of nonResourceAttributes or resourceAttributes must be specified"`}},
+		{"self review without attributes", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", `{"spec":{}}`, 422,
+			[]string{`"message":".authorization.k8s.io \"\" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified"`}},
 		{"token review", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"alice-token"}}`, 201,
 			[]string{`"authenticated":true`, `"username":"alice"`}},
 		{"token review, bad token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"nope"}}`, 201,
