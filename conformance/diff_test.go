@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kapi-dev/kapi/builtin"
 	"github.com/kapi-dev/kapi/cel"
 	"github.com/kapi-dev/kapi/examples/apiserver/server"
 	"github.com/kapi-dev/kapi/registry"
@@ -282,10 +283,19 @@ func diffServer(t *testing.T) diffSide {
 		}
 		crds = append(crds, defs...)
 	}
+	// The listener first: the service account issuer (and so the API
+	// audience) is the server's own URL, as the reference's is.
+	srv := httptest.NewUnstartedServer(nil)
+	url := "https://" + srv.Listener.Addr().String()
+	tokens, err := builtin.NewTokens(builtin.TokenOptions{Issuer: url + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg, err := server.New(withStorage(t, server.Options{
 		Registry: registry.Options{CEL: cel.Compile},
 		CRDs:     crds,
 		Auth:     server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens)), AuthorizationMode: "RBAC"},
+		Builtin:  builtin.Options{Tokens: tokens},
 	}))
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
@@ -294,11 +304,11 @@ func diffServer(t *testing.T) diffSide {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(reg)
+	srv.Config.Handler = reg
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequestClientCert}
 	srv.StartTLS()
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
-	return diffSide{name: "kapi", url: srv.URL, ca: caPEM}
+	return diffSide{name: "kapi", url: url, ca: caPEM}
 }
 
 // diffWorkers is how many cases run at once.
@@ -567,6 +577,9 @@ func diffDo(t *testing.T, s diffSide, st diffStep, vars map[string]string) (diff
 	}
 	a := diffAnswer{Code: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Warnings: resp.Header.Values("Warning")}
 	slices.Sort(a.Warnings)
+	// Each server names itself (a token's audience, its issuer) by its
+	// own URL.
+	raw = bytes.ReplaceAll(raw, []byte(s.url), []byte("https://SERVER"))
 	a.Body = decodeDiffBody(a.ContentType, raw)
 	return a, a.Body
 }

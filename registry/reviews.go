@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -270,16 +271,23 @@ func (r *Registry) tokenReview(ctx context.Context, obj Object) (Object, error) 
 			status["error"] = invalidBearerToken
 		case err != nil:
 			status["error"] = err.Error()
-		case ok && u != nil && u.Name != request.Anonymous && len(stringList(spec["audiences"])) > 0:
+		case ok && u != nil && u.Name != request.Anonymous:
 			// kube: a token that names no audience of its own (as the
 			// token file's) is good for the API server's audiences
-			// only, and a review for others fails. kapi serves no
-			// audiences (kube-apiserver's default to its
-			// --service-account-issuer), so every named one is other.
-			status["error"] = invalidBearerToken
-		case ok && u != nil && u.Name != request.Anonymous:
+			// (Options.APIAudiences): a review reports those it asked
+			// for, or all of them, and fails when it asked for others
+			// alone.
+			auds := r.opts.APIAudiences
+			if asked := stringList(spec["audiences"]); len(asked) > 0 {
+				auds = slices.DeleteFunc(slices.Clone(asked), func(a string) bool { return !slices.Contains(r.opts.APIAudiences, a) })
+				if len(auds) == 0 {
+					status["error"] = invalidBearerToken
+					break
+				}
+			}
 			status["authenticated"] = true
 			status["user"] = userInfo(u)
+			setStrings(status, "audiences", auds)
 		}
 	}
 	obj["status"] = status

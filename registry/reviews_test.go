@@ -169,3 +169,29 @@ func TestAuthenticationAndImpersonation(t *testing.T) {
 		})
 	}
 }
+
+// A TokenReview reports the server's API audiences, or those it asked
+// for among them, as kube's does for a token of no audience of its own.
+func TestTokenReviewAudiences(t *testing.T) {
+	r := reviewRegistry(t)
+	r.opts.APIAudiences = []string{"https://api.example/", "other"}
+	tests := []struct {
+		name, spec string
+		want       string
+	}{
+		{"none asked", `{"token":"alice-token"}`, `"audiences":["https://api.example/","other"]`},
+		{"one of them", `{"token":"alice-token","audiences":["x","other"]}`, `"audiences":["other"]`},
+		{"others alone", `{"token":"alice-token","audiences":["x"]}`, `"status":{"error":"invalid bearer token","user":{}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/apis/authentication.k8s.io/v1/tokenreviews", strings.NewReader(`{"spec":`+tt.spec+`}`))
+			req.Header.Set("Authorization", "Bearer alice-token")
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != 201 || !strings.Contains(w.Body.String(), tt.want) {
+				t.Errorf("got %d %s; want 201 with %s", w.Code, w.Body, tt.want)
+			}
+		})
+	}
+}

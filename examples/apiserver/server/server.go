@@ -107,6 +107,9 @@ func New(opts Options) (*registry.Registry, error) {
 	if err := opts.Auth.apply(&ro, opts.Builtin.Tokens); err != nil {
 		return nil, err
 	}
+	if ro.APIAudiences == nil { // kube's default: the service account issuer
+		ro.APIAudiences = []string{opts.Builtin.Tokens.Issuer()}
+	}
 	if ro.Storage == nil {
 		ro.Storage = memory.New(memory.Options{})
 	}
