@@ -38,7 +38,7 @@ func namespaceResource(r *Registry) *Resource {
 		SubresourceKinds:   map[string]SubresourceKind{"finalize": {Kind: "Namespace", Verbs: []string{"update"}}},
 		Columns: []Column{
 			{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"},
-			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
+			{Name: "Age", Type: "date", DeclaredType: "string", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
 		},
 		Strategy: Strategy{
 			// Kube's defaulting of a namespace (SetDefaults_Namespace):
