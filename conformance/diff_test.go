@@ -750,9 +750,10 @@ func (n *diffNormalizer) walk(v any, key string) any {
 		for _, k := range keys {
 			e := x[k]
 			switch {
-			case k == "metadata" && (strings.HasSuffix(kind, "List") || x["items"] != nil):
+			case k == "metadata" && (strings.HasSuffix(kind, "List") || x["items"] != nil || kind == "Table"):
 				// A list's resourceVersion is the store's, moved on by
-				// every write of the server.
+				// every write of the server (a Table's too, when it is
+				// a list's; one object's is not told apart).
 				if md, ok := e.(map[string]any); ok {
 					md = maps.Clone(md)
 					if s, _ := md["resourceVersion"].(string); s != "" {
