@@ -14,7 +14,7 @@ import (
 // (pkg/printers/internalversion/printers.go) show them after NAME;
 // priority 1 columns are kubectl's -o wide.
 
-var age = registry.Column{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp",
+var age = registry.Column{Name: "Age", Type: "date", DeclaredType: "string", JSONPath: ".metadata.creationTimestamp",
 	Description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
 
 func col(name, typ, desc string, v func(o map[string]any) any) registry.Column {

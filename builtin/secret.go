@@ -90,6 +90,20 @@ func ConfigMapStrategy() registry.Strategy {
 	}
 }
 
+// ConfigMapColumns are kube's ConfigMap Table columns after NAME (its
+// printer's): DATA, the number of data and binaryData entries, and AGE.
+func ConfigMapColumns() []registry.Column {
+	return []registry.Column{
+		{Name: "Data", Type: "string", Description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+			Value: func(obj registry.Object) any {
+				data, _ := obj["data"].(map[string]any)
+				binary, _ := obj["binaryData"].(map[string]any)
+				return int64(len(data) + len(binary))
+			}},
+		age,
+	}
+}
+
 // configMapKeys checks a ConfigMap's data and binaryData keys.
 func configMapKeys(o registry.Object) []registry.FieldError {
 	var errs []registry.FieldError

@@ -71,6 +71,11 @@ func NewTokens(opts TokenOptions) (*Tokens, error) {
 	return &Tokens{key: opts.Key, kid: base64.RawURLEncoding.EncodeToString(sum[:]), issuer: opts.Issuer, now: opts.Now}, nil
 }
 
+// Issuer is the tokens' iss claim and default audience: the server's API
+// audience (registry.Options.APIAudiences), as kube-apiserver's
+// --service-account-issuer is its --api-audiences by default.
+func (t *Tokens) Issuer() string { return t.issuer }
+
 // claims are a service account token's.
 type claims struct {
 	Issuer    string   `json:"iss"`

@@ -16,9 +16,16 @@
 // token file refTokens, RBAC, and the widgets and gadgets CRDs), each case
 // in a namespace of its own, and compares the answers once normalised
 // (uids and resourceVersions by order of appearance, timestamps, generated
-// names, continue tokens; managedFields in one order): status code,
-// content type, Warning headers and body, a Status's message included.
-// With -v it logs the tally: cases, identical, marked, open.
+// names, continue tokens, each server's own URL, Table Age cells;
+// managedFields in one order; a YAML body as its document and as its text
+// with quoted numbers masked): status code, content type, Warning headers
+// and body, a Status's message included. With -v it logs the tally:
+// cases, identical, marked, open.
+//
+// The reference runs with the CBORServingAndStorage feature gate on
+// (kubeapiserver_test.go): it is alpha and off by default in v1.37, but
+// kapi serves CBOR (CODEC-4), and the kube that serves it too is the one
+// whose 406 and 415 lists, patch types and watch types kapi must match.
 //
 // To add a case, append to the cases of a file of testdata/diff (or add
 // a file):

@@ -68,6 +68,11 @@ func startKubeAPIServer() (*kubeapiserver.Server, *etcdServer, error) {
 		EtcdServers:   []string{etcd.Endpoint},
 		TokenAuthFile: refTokens,
 		FrontProxy:    true, // kube-aggregator proxies to examples/aggregated (aggregated_test.go)
+		// kapi serves CBOR (CODEC-4): the reference is the kube that does
+		// too. CBORServingAndStorage is alpha, off by default in v1.37
+		// (k8s.io/apiserver/pkg/features); off, kube would answer 406 to
+		// application/cbor and leave it out of its 406 and 415 lists.
+		Args: []string{"--feature-gates=CBORServingAndStorage=true"},
 	})
 	if err != nil {
 		etcd.Close()

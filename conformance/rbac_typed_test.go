@@ -52,7 +52,7 @@ func TestRBACKindsTypedClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.RoleRef.Name = "other"
-	if _, err := bindings.Update(ctx, b, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "cannot change roleRef") {
+	if _, err := bindings.Update(ctx, b, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "roleRef: Invalid value: ") || !strings.Contains(err.Error(), "field is immutable") {
 		t.Errorf("roleRef change: got %v; want 422", err)
 	}
 	if err := roles.Delete(ctx, "reader", metav1.DeleteOptions{}); err != nil {

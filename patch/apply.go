@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
@@ -35,6 +36,7 @@ type FieldManager struct {
 	typ        typed.ParseableType
 	apiVersion string
 	kind       string
+	zero       map[string]any // FieldManagerOptions.Zero
 	// updaters per subresource ("" is the main resource); each ignores its
 	// subresource's reset fields.
 	updaters map[string]*updater
@@ -53,6 +55,13 @@ type FieldManagerOptions struct {
 	// For a CRD with a status subresource that is
 	// {"": {"status"}, "status": {"metadata", "spec"}}.
 	ResetFields map[string][]string
+	// Zero is what a create's object is compared with besides apiVersion
+	// and kind: the fields kube's zero value of a typed kind has when
+	// empty, its non-pointer structs ({"spec": {}, "status": {}} for a
+	// Namespace). The creator then owns what it sets in them, not the
+	// structs themselves (no "." entry). Nil: nothing, as for custom
+	// resources. Never modified.
+	Zero map[string]any
 }
 
 // NewFieldManager returns the field manager of the resource version
@@ -65,7 +74,7 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 		return nil, fmt.Errorf("patch: field manager for %s: %w", apiVersion, err)
 	}
 	v := fieldpath.APIVersion(apiVersion)
-	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}, keys: newFieldKeys(t.Schema)}
+	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, zero: opts.Zero, updaters: map[string]*updater{}, keys: newFieldKeys(t.Schema)}
 	safe := newSafeTypes(t.Schema)
 	m.any = &updater{version: v, safe: safe}
 	for sub, paths := range opts.ResetFields {
@@ -206,6 +215,9 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 			kind = m.kind
 		}
 		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
+		for k, v := range m.zero {
+			live[k] = jsonval.Copy(v, nil)
+		}
 	}
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
 	if created && len(mg.fields) == 0 {

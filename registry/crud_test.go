@@ -68,7 +68,7 @@ func TestCreateErrors(t *testing.T) {
 		{"bad label", widgetsPath, widget("x", map[string]string{"a b": "c"}, nil), nil, 422, "Invalid", "metadata.labels"},
 		{"missing namespace", "/apis/example.com/v1/namespaces/nope/widgets", widget("x", nil, nil), nil, 404, "NotFound", `namespaces "nope" not found`},
 		{"unsupported content type", widgetsPath, widget("x", nil, nil), []string{"Content-Type", "application/xml"}, 415, "UnsupportedMediaType", "application/json"},
-		{"not acceptable", widgetsPath, widget("x", nil, nil), []string{"Accept", "application/vnd.kubernetes.protobuf"}, 406, "NotAcceptable", "application/json"},
+		{"not acceptable", widgetsPath, widget("x", nil, nil), []string{"Accept", "text/html"}, 406, "NotAcceptable", "application/json"},
 		{"bad dryRun", widgetsPath + "?dryRun=Some", widget("x", nil, nil), nil, 422, "Invalid", "dryRun"},
 		{"too large", widgetsPath, `{"metadata":{"name":"x"},"spec":{"blob":"` + strings.Repeat("a", 3<<20) + `"}}`, nil, 413, "RequestEntityTooLarge", "too large"},
 	}

@@ -88,12 +88,17 @@ func bodyFormat(req *http.Request, withProtobuf bool) (negotiate.Format, error) 
 		}
 		fallthrough
 	default:
-		supported := []string{negotiate.MediaJSON, negotiate.MediaYAML}
-		if withProtobuf {
-			supported = append(supported, negotiate.MediaProtobuf)
-		}
-		return 0, errUnsupportedMediaType(mt, append(supported, negotiate.MediaCBOR))
+		return 0, errUnsupportedMediaType(mt, bodyTypes(withProtobuf))
 	}
+}
+
+// bodyTypes are the media types a 415 lists.
+func bodyTypes(withProtobuf bool) []string {
+	supported := []string{negotiate.MediaJSON, negotiate.MediaYAML}
+	if withProtobuf {
+		supported = append(supported, negotiate.MediaProtobuf)
+	}
+	return append(supported, negotiate.MediaCBOR)
 }
 
 // readObject reads and decodes an object body for res.
@@ -102,6 +107,11 @@ func bodyFormat(req *http.Request, withProtobuf bool) (negotiate.Format, error) 
 func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions) (Object, error) {
 	f, err := bodyFormat(req, res.Protobuf != nil)
 	if err != nil {
+		if res.Custom {
+			// kube's custom resource serializer lists protobuf (it has
+			// it for PartialObjectMetadata) though it reads none.
+			err = errUnsupportedMediaType(mediaType(req), bodyTypes(true))
+		}
 		return nil, err
 	}
 	buf := bodies.Get().(*bytes.Buffer)

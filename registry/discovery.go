@@ -26,7 +26,20 @@ func (res *Resource) discoveryEntry() discovery.Resource {
 		Group: res.Group, Version: res.Version, Kind: res.Kind, Plural: res.Plural, Singular: res.Singular,
 		ShortNames: res.ShortNames, Categories: res.Categories, Namespaced: res.Namespaced,
 		Subresources: res.subresourceNames(), Verbs: res.verbs(), SubresourceKinds: subresourceKinds(res.SubresourceKinds),
+		StorageVersion: res.storedAt(),
 	}
+}
+
+// storedAt is the version res's objects are stored at; empty for a review,
+// which stores nothing.
+func (res *Resource) storedAt() string {
+	switch {
+	case res.Review != nil:
+		return ""
+	case res.StorageVersion != "":
+		return res.StorageVersion
+	}
+	return res.Version
 }
 
 func subresourceKinds(m map[string]SubresourceKind) map[string]discovery.Subresource {
@@ -44,12 +57,12 @@ func subresourceKinds(m map[string]SubresourceKind) map[string]discovery.Subreso
 func (r *Registry) serveRootDiscovery(w http.ResponseWriter, req *http.Request, core bool) {
 	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
 	if err != nil {
-		writeStatus(w, req, errNotAcceptable(codec.Supported(rootOffers)))
+		writeStatus(w, req, errOffersNotAcceptable(codec.Supported(rootOffers)))
 		return
 	}
 	offer, ok := codec.Negotiate(accept, rootOffers)
 	if !ok {
-		writeStatus(w, req, errNotAcceptable(codec.Supported(rootOffers)))
+		writeStatus(w, req, errOffersNotAcceptable(codec.Supported(rootOffers)))
 		return
 	}
 	docs := r.tab.Load().documents(r.opts.Version.GitVersion)
@@ -99,10 +112,11 @@ func (res *Resource) subresourceNames() []string {
 	if res.Scale != nil {
 		out = append(out, "scale")
 	}
-	custom := make([]string, 0, len(res.Subresources))
+	custom := make([]string, 0, len(res.Subresources)+len(res.UpdateSubresources))
 	for name := range res.Subresources {
 		custom = append(custom, name)
 	}
+	custom = append(custom, res.UpdateSubresources...)
 	sort.Strings(custom)
 	return append(out, custom...)
 }

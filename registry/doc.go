@@ -31,7 +31,9 @@
 // (registry/internal/jsonobj). A response takes the representation the
 // client negotiates (registry/internal/negotiate): JSON, YAML, protobuf
 // for resources with a message (Resource.Protobuf), or CBOR; the objects
-// themselves, a meta.k8s.io Table, or their PartialObjectMetadata. Every
+// themselves, a meta.k8s.io Table, or their PartialObjectMetadata; what
+// cannot be had answers 406 in kube's words (negotiate.go: go-restful's
+// route check first for built-in kinds, then kube's negotiation). Every
 // encoding of a stored state, and every watch event's frame, is computed
 // once and shared through the state's storage.Memo (encode.go), so lists
 // are assembled from cached item encodings and a thousand watchers cost

@@ -175,6 +175,10 @@ func wrap(t negotiate.Target, tm protobuf.TypeMeta, item []byte) []byte {
 
 // writeStored answers with one stored object (Revision 0: a dry run's).
 func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code int, res *Resource, t negotiate.Target, o storage.Object) {
+	if t.View == negotiate.WrongPartial {
+		writeStatus(w, req, errWrongPartial(res, false))
+		return
+	}
 	if t.View == negotiate.Table {
 		r.writeTable(w, req, code, res, t, []storage.Object{o}, storage.ListResult{Revision: o.Revision}, false)
 		return
@@ -205,6 +209,10 @@ var responses = sync.Pool{New: func() any { return new([]byte) }}
 // writeList answers with a list page, assembled from the items' cached
 // encodings: no item is encoded again for a second page, list or watcher.
 func (r *Registry) writeList(w http.ResponseWriter, req *http.Request, res *Resource, t negotiate.Target, l storage.ListResult) {
+	if t.View == negotiate.WrongPartial {
+		writeStatus(w, req, errWrongPartial(res, true))
+		return
+	}
 	if t.View == negotiate.Table {
 		r.writeTable(w, req, http.StatusOK, res, t, l.Items, l, true)
 		return
@@ -382,9 +390,6 @@ func writeStatus(w http.ResponseWriter, req *http.Request, err *StatusError) {
 		w.Header().Set("Retry-After", strconv.Itoa(s.Details.RetryAfterSeconds))
 	}
 	f := negotiate.StatusFormat(req)
-	if s.Code == http.StatusNotAcceptable {
-		f = negotiate.JSON
-	}
 	b, e := encodeValue(f, statusTypeMeta, protobuf.Status, s)
 	if e != nil {
 		f, b = negotiate.JSON, mustJSON(s)

@@ -82,12 +82,14 @@ func checkNamespace(res *Resource, obj Object, ns string) error {
 }
 
 // prepareCreate sets the server-owned fields of a new object and validates
-// it. The name must already be set (generateName resolved). track, unless
-// nil, records the write in managedFields between the strategy's Default
-// and PrepareForCreate: as in kube, where the field manager sees the
-// decoded, defaulted object and not what the strategy then sets (a
-// namespace's "kubernetes" finalizer is nobody's).
-func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object, track func(Object) (Object, error)) (Object, error) {
+// it. track, unless nil, records the write in managedFields between the
+// strategy's Default and PrepareForCreate: as in kube, where the field
+// manager sees the decoded, defaulted object and not what the strategy
+// then sets (a namespace's "kubernetes" finalizer is nobody's). generated,
+// unless empty, is the name made from generateName, set after tracking
+// (kube makes it in BeforeCreate): the hooks before see no name. The
+// strategy's Canonicalize runs last, on the valid object.
+func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object, track func(Object) (Object, error), generated string) (Object, error) {
 	meta := obj.Meta()
 	if s, _ := meta["resourceVersion"].(string); s != "" {
 		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
@@ -115,6 +117,9 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 			return nil, err
 		}
 	}
+	if generated != "" {
+		obj.Meta()["name"] = generated
+	}
 	if res.Strategy.PrepareForCreate != nil {
 		if err := res.Strategy.PrepareForCreate(ctx, obj); err != nil {
 			return nil, err
@@ -136,6 +141,9 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 		for _, w := range res.Strategy.WarningsOnCreate(ctx, obj) {
 			Warn(ctx, w)
 		}
+	}
+	if res.Strategy.Canonicalize != nil {
+		res.Strategy.Canonicalize(ctx, obj)
 	}
 	return obj, nil
 }
@@ -242,6 +250,9 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 		for _, w := range res.Strategy.WarningsOnUpdate(ctx, obj, old) {
 			Warn(ctx, w)
 		}
+	}
+	if res.Strategy.Canonicalize != nil {
+		res.Strategy.Canonicalize(ctx, obj)
 	}
 	return obj, nil
 }

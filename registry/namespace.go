@@ -31,25 +31,34 @@ func namespaceResource(r *Registry) *Resource {
 		SelectableFields: []string{"status.phase"},
 		Protobuf:         protobuf.Namespace,
 		Schema:           schema.Namespace(),
+		TypedZero:        Object{"spec": map[string]any{}, "status": map[string]any{}},
+		// PUT namespaces/NAME/finalize changes spec.finalizers (the
+		// namespace controller's write).
+		UpdateSubresources: []string{"finalize"},
+		SubresourceKinds:   map[string]SubresourceKind{"finalize": {Kind: "Namespace", Verbs: []string{"update"}}},
 		Columns: []Column{
 			{Name: "Status", Type: "string", JSONPath: ".status.phase", Description: "The status of the namespace"},
-			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
+			{Name: "Age", Type: "date", DeclaredType: "string", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
 		},
 		Strategy: Strategy{
 			// Kube's defaulting of a namespace (SetDefaults_Namespace):
 			// the kubernetes.io/metadata.name label is its name, whatever
 			// a write says; managedFields count it as the writer's.
 			Default: func(_ context.Context, obj Object) error {
-				if name := obj.Name(); name != "" {
-					labels, _ := obj.Meta()["labels"].(map[string]any)
-					if labels == nil {
-						labels = map[string]any{}
-						obj.Meta()["labels"] = labels
+				setNameLabel(obj)
+				// As kube decodes a typed Namespace: no finalizers is none
+				// (omitempty), before managedFields see the write.
+				if l, ok := obj.lookup("spec.finalizers"); ok {
+					if l, _ := l.([]any); len(l) == 0 {
+						delete(obj["spec"].(map[string]any), "finalizers")
 					}
-					labels[labelMetadataName] = name
 				}
 				return nil
 			},
+			// A name made from generateName is not known to Default: the
+			// label comes after, nobody's in managedFields (kube's
+			// Canonicalize).
+			Canonicalize: func(_ context.Context, obj Object) { setNameLabel(obj) },
 			// The finalizers a create names are kept, and "kubernetes"
 			// appended when missing (kube's PrepareForCreate).
 			PrepareForCreate: func(_ context.Context, obj Object) error {
@@ -133,6 +142,21 @@ func validatePhase(obj Object) []FieldError {
 		return []FieldError{{Type: validation.TypeInvalid, Field: "status.Phase", Value: phase, Detail: "may only be 'Terminating' if `deletionTimestamp` is not empty"}}
 	}
 	return nil
+}
+
+// setNameLabel sets a named namespace's kubernetes.io/metadata.name label
+// to its name.
+func setNameLabel(obj Object) {
+	name := obj.Name()
+	if name == "" {
+		return
+	}
+	labels, _ := obj.Meta()["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		obj.Meta()["labels"] = labels
+	}
+	labels[labelMetadataName] = name
 }
 
 // labelMetadataName is the label every namespace has, its name.

@@ -1,7 +1,9 @@
 package registry_test
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +82,67 @@ func TestNamespaceDeletePropagation(t *testing.T) {
 			s.gone(t, "/api/v1/namespaces/team")
 			s.gone(t, "/api/v1/namespaces/team/configmaps/cfg")
 		})
+	}
+}
+
+// managedFields of namespace writes, as kube records them: the creator
+// owns the finalizers it names, not spec itself (a typed Namespace has an
+// empty spec); a name made from generateName is labelled after tracking
+// (kube's Canonicalize), so the label is nobody's; PUT .../finalize
+// changes spec.finalizers alone and keeps the status.
+func TestNamespaceWrites(t *testing.T) {
+	s := newServer(t)
+	fields := func(ns map[string]any) string {
+		mf, _ := path(ns, "metadata.managedFields").([]any)
+		var out []string
+		for _, e := range mf {
+			b, _ := json.Marshal(e.(map[string]any)["fieldsV1"])
+			out = append(out, string(b))
+		}
+		return strings.Join(out, " ")
+	}
+	tests := []struct {
+		name   string
+		method string
+		path   string
+		body   map[string]any
+		code   int
+		fields string
+		labels string
+	}{
+		{"finalizers named", "POST", "/api/v1/namespaces",
+			map[string]any{"metadata": map[string]any{"name": "a"}, "spec": map[string]any{"finalizers": []any{"example.com/f"}}}, 201,
+			`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}},"f:spec":{"f:finalizers":{}}}`, "a"},
+		{"empty finalizers are none", "POST", "/api/v1/namespaces",
+			map[string]any{"metadata": map[string]any{"name": "b"}, "spec": map[string]any{"finalizers": []any{}}}, 201,
+			`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}`, "b"},
+		{"generateName", "POST", "/api/v1/namespaces",
+			map[string]any{"metadata": map[string]any{"generateName": "gen-"}}, 201,
+			`{"f:metadata":{"f:generateName":{}}}`, "gen-"},
+		{"finalize", "PUT", "/api/v1/namespaces/a/finalize",
+			map[string]any{"metadata": map[string]any{"name": "a"}, "spec": map[string]any{"finalizers": []any{}}, "status": map[string]any{"phase": "Terminating"}}, 200,
+			// The finalizers removed are nobody's now; the remover owns nothing.
+			`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}`, "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := s.must(tt.code, tt.method, tt.path, tt.body)
+			if got := fields(ns); got != tt.fields {
+				t.Errorf("managedFields %s; want %s", got, tt.fields)
+			}
+			labels, _ := path(ns, "metadata.labels").(map[string]any)
+			if got, _ := labels["kubernetes.io/metadata.name"].(string); !strings.HasPrefix(got, tt.labels) || got != str(ns, "metadata.name") {
+				t.Errorf("name label %q; want the name %q", got, str(ns, "metadata.name"))
+			}
+			if str(ns, "status.phase") != "Active" {
+				t.Errorf("status.phase %q; want Active", str(ns, "status.phase"))
+			}
+		})
+	}
+	if a := s.must(200, "GET", "/api/v1/namespaces/a", nil); path(a, "spec.finalizers") != nil {
+		t.Errorf("after finalize: spec %v; want no finalizers", path(a, "spec"))
+	}
+	if r := s.do("GET", "/api/v1/namespaces/a/finalize", nil); r.code != 405 {
+		t.Errorf("GET finalize: %d; want 405 (update alone)", r.code)
 	}
 }

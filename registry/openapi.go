@@ -101,7 +101,7 @@ func (r *Registry) serveOpenAPIV2(w http.ResponseWriter, req *http.Request) {
 	}
 	ct, ok := openapi.PickV2(req.Header.Values("Accept"))
 	if !ok {
-		writeStatus(w, req, errNotAcceptable(openapi.MediaJSON+", "+openapi.MediaProto))
+		writeStatus(w, req, errOffersNotAcceptable(openapi.MediaJSON+", "+openapi.MediaProto))
 		return
 	}
 	docs, err := r.openAPIV2()

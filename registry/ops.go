@@ -184,7 +184,7 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 // and copying those two maps is enough: nested values are only read.
 func attemptCopy(res *Resource, obj Object, hooks bool) Object {
 	s := &res.Strategy
-	if hooks || s.Default != nil || s.PrepareForUpdate != nil || s.ValidateUpdate != nil || s.WarningsOnUpdate != nil {
+	if hooks || s.Default != nil || s.PrepareForUpdate != nil || s.ValidateUpdate != nil || s.WarningsOnUpdate != nil || s.Canonicalize != nil {
 		return obj.deepCopy()
 	}
 	out := make(Object, len(obj))

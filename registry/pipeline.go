@@ -156,18 +156,20 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 	if a != nil {
 		obj = Object(a.Object)
 	}
-	meta := obj.Meta()
-	generate, _ := meta["generateName"].(string)
+	generate, _ := obj.Meta()["generateName"].(string)
 	generated := obj.Name() == "" && generate != ""
+	base := obj
 	for attempt := 0; ; attempt++ {
+		var name string
 		if generated {
-			meta["name"] = validation.GenerateName(generate)
+			// Each attempt prepares the object as it was, nameless.
+			obj, name = base.deepCopy(), validation.GenerateName(generate)
 		}
 		var track func(Object) (Object, error)
 		if !w.o.applied {
 			track = func(obj Object) (Object, error) { return r.trackSent(ctx, res, nil, obj, sent, w.o.manager, "") }
 		}
-		prepared, err := r.prepareCreate(ctx, res, obj, track)
+		prepared, err := r.prepareCreate(ctx, res, obj, track, name)
 		if err != nil {
 			return storage.Object{}, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/authz/rbac"
+	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/schema"
 )
@@ -124,6 +125,43 @@ func validateBinding(obj Object, namespaced bool) []FieldError {
 	return errs
 }
 
+// bindingColumns are kube's printer columns of a RoleBinding or
+// ClusterRoleBinding: ROLE (kind/name) and AGE, and with -o wide the
+// subjects by kind (SubjectsStrings).
+func bindingColumns(kind string) []Column {
+	roleRef := "roleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error."
+	if kind == "ClusterRoleBinding" {
+		roleRef = "roleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error."
+	}
+	subjects := func(obj Object, want string) any {
+		var out []string
+		l, _ := obj["subjects"].([]any)
+		for _, e := range l {
+			s, _ := e.(map[string]any)
+			if str(s["kind"]) != want {
+				continue
+			}
+			if want == "ServiceAccount" {
+				out = append(out, str(s["namespace"])+"/"+str(s["name"]))
+			} else {
+				out = append(out, str(s["name"]))
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	lower := strings.ToLower(kind[:1]) + kind[1:]
+	return []Column{
+		{Name: "Role", Type: "string", Description: roleRef, Value: func(obj Object) any {
+			ref, _ := obj["roleRef"].(map[string]any)
+			return str(ref["kind"]) + "/" + str(ref["name"])
+		}},
+		{Name: "Age", Type: "date", DeclaredType: "string", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
+		{Name: "Users", Type: "string", Priority: 1, Description: "Users in the " + lower, Value: func(obj Object) any { return subjects(obj, "User") }},
+		{Name: "Groups", Type: "string", Priority: 1, Description: "Groups in the " + lower, Value: func(obj Object) any { return subjects(obj, "Group") }},
+		{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: "ServiceAccounts in the " + lower, Value: func(obj Object) any { return subjects(obj, "ServiceAccount") }},
+	}
+}
+
 // rbacGroup is the group of the RBAC kinds.
 const rbacGroup = "rbac.authorization.k8s.io"
 
@@ -143,13 +181,7 @@ func (r *Registry) rbacResources() []*Resource {
 	}
 	binding := func(kind, plural string, namespaced bool, s *schema.Schema) *Resource {
 		res := &Resource{Group: rbacGroup, Version: "v1", Kind: kind, Plural: plural, Namespaced: namespaced, Schema: s,
-			Columns: []Column{
-				{Name: "Role", Type: "string", Description: "The role the binding grants", Value: func(obj Object) any {
-					ref, _ := obj["roleRef"].(map[string]any)
-					return str(ref["kind"]) + "/" + str(ref["name"])
-				}},
-				{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
-			}}
+			Columns: bindingColumns(kind)}
 		res.Strategy = Strategy{
 			ValidateName:     pathSegmentName,
 			PrepareForCreate: func(ctx context.Context, obj Object) error { return r.checkBindingWrite(ctx, res, obj, nil) },
@@ -159,7 +191,11 @@ func (r *Registry) rbacResources() []*Resource {
 			ValidateUpdate: func(_ context.Context, obj, old Object) []FieldError {
 				errs := validateBinding(obj, namespaced)
 				if !reflect.DeepEqual(obj["roleRef"], old["roleRef"]) {
-					errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "roleRef", Value: obj["roleRef"], Detail: "cannot change roleRef"})
+					// kube's ValidateImmutableField prints the internal
+					// RoleRef, whose fields have no JSON names.
+					ref, _ := obj["roleRef"].(map[string]any)
+					v := struct{ APIGroup, Kind, Name string }{str(ref["apiGroup"]), str(ref["kind"]), str(ref["name"])}
+					errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: "roleRef", Value: v, Detail: "field is immutable"})
 				}
 				return errs
 			},

@@ -108,7 +108,7 @@ func TestRBACEnforced(t *testing.T) {
 		t.Errorf("create in a: got %d; want 403", got)
 	}
 	// A roleRef cannot change.
-	if got, out := s.do("admin", "PUT", bindingsA+"/alice-reads", `{"metadata":{"name":"alice-reads"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","name":"alice"}]}`); got != 422 || !strings.Contains(out, "cannot change roleRef") {
+	if got, out := s.do("admin", "PUT", bindingsA+"/alice-reads", `{"metadata":{"name":"alice-reads"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","name":"alice"}]}`); got != 422 || !strings.Contains(out, `roleRef: Invalid value: {\"APIGroup\":\"rbac.authorization.k8s.io\",\"Kind\":\"ClusterRole\",\"Name\":\"view\"}: field is immutable`) {
 		t.Errorf("roleRef change: got %d %s; want 422", got, out)
 	}
 	// Deleted, the binding no longer grants, at once.

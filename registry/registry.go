@@ -66,6 +66,12 @@ type Options struct {
 	// lets anyone who can reach the handler do anything, which is only
 	// right on a loopback listener or behind a proxy that authenticates.
 	Authenticator authn.Authenticator
+	// APIAudiences are the audiences the server's tokens are good for
+	// (kube-apiserver's --api-audiences, its --service-account-issuer by
+	// default). A TokenReview that names no audience reports them; one
+	// that names audiences reports those among them, and fails when there
+	// are none. Nil: the server has none, and a review naming any fails.
+	APIAudiences []string
 	// Authorizer decides each request (every route asks it, with the
 	// request's authz.Attributes); what it does not allow answers 403.
 	// Nil allows everything (authz.AlwaysAllow).
@@ -260,7 +266,7 @@ func (r *Registry) prepare(res *Resource) error {
 	if res.converts() {
 		res.convertID = convertIDs.Add(1)
 	}
-	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
+	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields(), Zero: res.TypedZero})
 	if err != nil {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
 	}

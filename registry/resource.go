@@ -34,6 +34,12 @@ type Resource struct {
 	Scale *Scale
 	// Subresources are user-defined subresource handlers, by name.
 	Subresources map[string]SubresourceHandler
+	// UpdateSubresources are subresources served by PUT alone, as an
+	// update of the object through the write pipeline with the request's
+	// subresource set, kube's namespaces/NAME/finalize: the strategy
+	// tells them apart (request.InfoFrom(ctx).Subresource), the status
+	// is kept. Discovery says they serve update.
+	UpdateSubresources []string
 	// SubresourceKinds are what discovery says of Subresources whose
 	// bodies are a kind of their own, by name (kube's pods/eviction:
 	// {Group: "policy", Version: "v1", Kind: "Eviction", Verbs:
@@ -67,6 +73,12 @@ type Resource struct {
 	// k8s.io/api's generated.proto files do; protobuf.Files has the meta
 	// types to import. Nil: protobuf is neither read (415) nor offered (406).
 	Protobuf protoreflect.MessageDescriptor
+	// TypedZero, when set, is the part of kube's zero value of the kind
+	// (its typed Go struct, converted to JSON) that is there when empty:
+	// its non-pointer structs, {"spec": {}, "status": {}} for a
+	// Namespace. A create's managedFields then count what is set in them,
+	// not the structs themselves, as kube's do (patch.FieldManagerOptions.Zero).
+	TypedZero Object
 	// Columns are the Table columns kubectl get shows after NAME; none
 	// means NAME and CREATED AT.
 	Columns []Column
@@ -175,6 +187,12 @@ type Strategy struct {
 	// (it is also given generateName, with a trailing "-" masked); its
 	// messages answer 422 Invalid.
 	ValidateName func(ctx context.Context, name string) []string
+	// Canonicalize normalises a valid object, after validation, on create
+	// and update (kube's Canonicalize); what it sets is in no manager's
+	// managedFields. On create it is the first hook that sees a name
+	// generated from generateName: Default and the manager's tracking
+	// run before the name is made, as in kube.
+	Canonicalize func(ctx context.Context, obj Object)
 	// WarningsOnCreate and WarningsOnUpdate return warnings for a valid
 	// write, sent as Warning headers (any hook may also call Warn).
 	WarningsOnCreate func(ctx context.Context, obj Object) []string

@@ -2,9 +2,12 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -99,27 +102,69 @@ func requestUser(ctx context.Context) *request.User {
 }
 
 func (r *Registry) selfSubjectAccessReview(ctx context.Context, obj Object) (Object, error) {
-	return r.accessReview(ctx, obj, requestUser(ctx), "SelfSubjectAccessReview", "")
+	if err := validateAccessReview(obj, false); err != nil {
+		return nil, err
+	}
+	return r.accessReview(ctx, obj, requestUser(ctx), "")
 }
 
 func (r *Registry) localSubjectAccessReview(ctx context.Context, obj Object) (Object, error) {
-	u, err := specUser(obj, "LocalSubjectAccessReview")
-	if err != nil {
+	if err := validateAccessReview(obj, true); err != nil {
 		return nil, err
 	}
-	return r.accessReview(ctx, obj, u, "LocalSubjectAccessReview", obj.Namespace())
+	return r.accessReview(ctx, obj, specUser(obj), obj.Namespace())
 }
 
 func (r *Registry) subjectAccessReview(ctx context.Context, obj Object) (Object, error) {
-	u, err := specUser(obj, "SubjectAccessReview")
-	if err != nil {
+	if err := validateAccessReview(obj, true); err != nil {
 		return nil, err
 	}
-	return r.accessReview(ctx, obj, u, "SubjectAccessReview", "")
+	return r.accessReview(ctx, obj, specUser(obj), "")
+}
+
+// validateAccessReview is kube's validation of an access review's spec
+// (ValidateSubjectAccessReviewSpec; withUser for the reviews that name a
+// user): exactly one of resourceAttributes and nonResourceAttributes, and
+// a user or a group. Kube's 422 names the internal object's kind, which is
+// empty: ".authorization.k8s.io", and the values as Go prints them.
+//
+// Example: {"spec":{}} of a SubjectAccessReview is `.authorization.k8s.io ""
+// is invalid: [spec: Invalid value: null: exactly one of ..., spec.user:
+// Invalid value: "": at least one of user or group must be specified]`.
+func validateAccessReview(obj Object, withUser bool) error {
+	spec, _ := obj["spec"].(map[string]any)
+	_, isResource := spec["resourceAttributes"].(map[string]any)
+	nra, isNonResource := spec["nonResourceAttributes"].(map[string]any)
+	var causes []StatusCause
+	const union = ": exactly one of nonResourceAttributes or resourceAttributes must be specified"
+	switch {
+	case isResource && isNonResource:
+		// The internal NonResourceAttributes, whose fields have no JSON names.
+		v, _ := json.Marshal(struct{ Path, Verb string }{str(nra["path"]), str(nra["verb"])})
+		causes = append(causes, StatusCause{Type: "FieldValueInvalid", Field: "spec", Message: "Invalid value: " + string(v) + union})
+	case !isResource && !isNonResource:
+		causes = append(causes, StatusCause{Type: "FieldValueInvalid", Field: "spec", Message: "Invalid value: null" + union})
+	}
+	if withUser && str(spec["user"]) == "" && len(stringList(spec["groups"])) == 0 {
+		causes = append(causes, StatusCause{Type: "FieldValueInvalid", Field: "spec.user", Message: `Invalid value: "": at least one of user or group must be specified`})
+	}
+	if len(causes) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(causes))
+	for i, c := range causes {
+		msgs[i] = c.Field + ": " + c.Message
+	}
+	all := msgs[0]
+	if len(msgs) > 1 {
+		all = "[" + strings.Join(msgs, ", ") + "]"
+	}
+	return newStatus(http.StatusUnprocessableEntity, "Invalid", `.authorization.k8s.io "" is invalid: `+all,
+		&StatusDetails{Group: "authorization.k8s.io", Causes: causes})
 }
 
 // specUser is the user a SubjectAccessReview asks about.
-func specUser(obj Object, kind string) (*request.User, error) {
+func specUser(obj Object) *request.User {
 	spec, _ := obj["spec"].(map[string]any)
 	u := &request.User{Name: str(spec["user"]), UID: str(spec["uid"]), Groups: stringList(spec["groups"])}
 	if extra, ok := spec["extra"].(map[string]any); ok {
@@ -128,21 +173,15 @@ func specUser(obj Object, kind string) (*request.User, error) {
 			u.Extra[k] = stringList(v)
 		}
 	}
-	if u.Name == "" && len(u.Groups) == 0 {
-		return nil, reviewInvalid(kind, "spec.user", "FieldValueRequired", "Required value: at least one of user or group must be specified")
-	}
-	return u, nil
+	return u
 }
 
 // accessReview answers whether u may do what obj's spec asks, in
 // namespace ns when it is a LocalSubjectAccessReview.
-func (r *Registry) accessReview(ctx context.Context, obj Object, u *request.User, kind, ns string) (Object, error) {
+func (r *Registry) accessReview(ctx context.Context, obj Object, u *request.User, ns string) (Object, error) {
 	spec, _ := obj["spec"].(map[string]any)
 	ra, isResource := spec["resourceAttributes"].(map[string]any)
-	nra, isNonResource := spec["nonResourceAttributes"].(map[string]any)
-	if isResource == isNonResource {
-		return nil, reviewInvalid(kind, "spec.resourceAttributes", "FieldValueInvalid", "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified")
-	}
+	nra, _ := spec["nonResourceAttributes"].(map[string]any)
 	a := authz.Attributes{User: u}
 	if isResource {
 		a.ResourceRequest = true
@@ -232,16 +271,23 @@ func (r *Registry) tokenReview(ctx context.Context, obj Object) (Object, error) 
 			status["error"] = invalidBearerToken
 		case err != nil:
 			status["error"] = err.Error()
-		case ok && u != nil && u.Name != request.Anonymous && len(stringList(spec["audiences"])) > 0:
+		case ok && u != nil && u.Name != request.Anonymous:
 			// kube: a token that names no audience of its own (as the
 			// token file's) is good for the API server's audiences
-			// only, and a review for others fails. kapi serves no
-			// audiences (kube-apiserver's default to its
-			// --service-account-issuer), so every named one is other.
-			status["error"] = invalidBearerToken
-		case ok && u != nil && u.Name != request.Anonymous:
+			// (Options.APIAudiences): a review reports those it asked
+			// for, or all of them, and fails when it asked for others
+			// alone.
+			auds := r.opts.APIAudiences
+			if asked := stringList(spec["audiences"]); len(asked) > 0 {
+				auds = slices.DeleteFunc(slices.Clone(asked), func(a string) bool { return !slices.Contains(r.opts.APIAudiences, a) })
+				if len(auds) == 0 {
+					status["error"] = invalidBearerToken
+					break
+				}
+			}
 			status["authenticated"] = true
 			status["user"] = userInfo(u)
+			setStrings(status, "audiences", auds)
 		}
 	}
 	obj["status"] = status
@@ -282,12 +328,6 @@ func setStrings(m map[string]any, key string, s []string) {
 	if len(s) > 0 {
 		m[key] = anyStrings(s)
 	}
-}
-
-// reviewInvalid is kube's 422 for a review whose spec is not valid.
-func reviewInvalid(kind, field, cause, msg string) *StatusError {
-	return newStatus(http.StatusUnprocessableEntity, "Invalid", kind+`.authorization.k8s.io "" is invalid: `+field+`: `+msg,
-		&StatusDetails{Group: "authorization.k8s.io", Kind: kind, Causes: []StatusCause{{Type: cause, Message: msg, Field: field}}})
 }
 
 // str is v when it is a string, "" otherwise.

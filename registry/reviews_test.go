@@ -78,6 +78,16 @@ func TestReviews(t *testing.T) {
 			[]string{`"allowed":true`}},
 		{"subject access review without user", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
 			`{"spec":{"resourceAttributes":{"verb":"list"}}}`, 422, []string{`at least one of user or group must be specified`}},
+		// kube's words: the internal object's empty kind, every cause, Go's
+		// field names for the attributes it prints.
+		{"subject access review without anything", "/apis/authorization.k8s.io/v1/subjectaccessreviews", `{"spec":{}}`, 422,
+			[]string{`"message":".authorization.k8s.io \"\" is invalid: [spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: \"\": at least one of user or group must be specified]"`,
+				`"details":{"group":"authorization.k8s.io","causes":[{"reason":"FieldValueInvalid",`}},
+		{"subject access review with both attributes", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+			`{"spec":{"user":"alice","resourceAttributes":{"verb":"get"},"nonResourceAttributes":{"path":"/x","verb":"get"}}}`, 422,
+			[]string{`"message":".authorization.k8s.io \"\" is invalid: spec: Invalid value: {\"Path\":\"/x\",\"Verb\":\"get\"}: exactly one of nonResourceAttributes or resourceAttributes must be specified"`}},
+		{"self review without attributes", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", `{"spec":{}}`, 422,
+			[]string{`"message":".authorization.k8s.io \"\" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified"`}},
 		{"token review", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"alice-token"}}`, 201,
 			[]string{`"authenticated":true`, `"username":"alice"`}},
 		{"token review, bad token", "/apis/authentication.k8s.io/v1/tokenreviews", `{"spec":{"token":"nope"}}`, 201,
@@ -155,6 +165,32 @@ func TestAuthenticationAndImpersonation(t *testing.T) {
 			r.ServeHTTP(w, req)
 			if w.Code != tt.code || !strings.Contains(w.Body.String(), tt.want) {
 				t.Errorf("got %d %s; want %d with %s", w.Code, w.Body, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// A TokenReview reports the server's API audiences, or those it asked
+// for among them, as kube's does for a token of no audience of its own.
+func TestTokenReviewAudiences(t *testing.T) {
+	r := reviewRegistry(t)
+	r.opts.APIAudiences = []string{"https://api.example/", "other"}
+	tests := []struct {
+		name, spec string
+		want       string
+	}{
+		{"none asked", `{"token":"alice-token"}`, `"audiences":["https://api.example/","other"]`},
+		{"one of them", `{"token":"alice-token","audiences":["x","other"]}`, `"audiences":["other"]`},
+		{"others alone", `{"token":"alice-token","audiences":["x"]}`, `"status":{"error":"invalid bearer token","user":{}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/apis/authentication.k8s.io/v1/tokenreviews", strings.NewReader(`{"spec":`+tt.spec+`}`))
+			req.Header.Set("Authorization", "Bearer alice-token")
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != 201 || !strings.Contains(w.Body.String(), tt.want) {
+				t.Errorf("got %d %s; want 201 with %s", w.Code, w.Body, tt.want)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/kapi-dev/kapi/registry/request"
@@ -23,6 +24,7 @@ const (
 	statusSub                  // RESOURCE/NAME/status
 	scaleSub                   // RESOURCE/NAME/scale
 	customSub                  // RESOURCE/NAME/SUB, a Resource.Subresources handler
+	updateSub                  // RESOURCE/NAME/SUB, one of Resource.UpdateSubresources
 	reviews                    // RESOURCE of a Resource.Review
 )
 
@@ -58,6 +60,9 @@ var resourceRoutes = [...]map[string]verbHandler{
 	reviews: {
 		"create": (*Registry).serveReview,
 	},
+	updateSub: {
+		"update": (*Registry).serveUpdate,
+	},
 	customSub: {
 		"get":    (*Registry).serveCustom,
 		"create": (*Registry).serveCustom,
@@ -88,6 +93,8 @@ func endpointOf(res *Resource, name, sub string) (endpoint, bool) {
 		return statusSub, true
 	case sub == "scale" && res.Scale != nil:
 		return scaleSub, true
+	case slices.Contains(res.UpdateSubresources, sub):
+		return updateSub, true
 	}
 	_, ok := res.Subresources[sub]
 	return customSub, ok
@@ -188,6 +195,7 @@ func (res *Resource) routes() []route {
 	for s := range res.Subresources {
 		subs[customSub] = append(subs[customSub], s)
 	}
+	subs[updateSub] = append(subs[updateSub], res.UpdateSubresources...)
 	prefix := "/api/" + res.Version
 	if res.Group != "" {
 		prefix = "/apis/" + res.Group + "/" + res.Version

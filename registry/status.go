@@ -150,14 +150,32 @@ func errForbiddenNamespace(r *Resource, name, ns, why string) *StatusError {
 		&StatusDetails{Name: name, Group: r.Group, Kind: r.Plural, Causes: []StatusCause{{Type: "NamespaceTerminating", Message: why, Field: "metadata.namespace"}}})
 }
 
+// errUnsupportedMediaType is kube's 415 from its negotiation, which
+// carries no details.
 func errUnsupportedMediaType(ct string, supported []string) *StatusError {
 	return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(supported, ", ")), &StatusDetails{})
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(supported, ", ")), nil)
 }
 
-func errNotAcceptable(supported string) *StatusError {
+// errOffersNotAcceptable is a 406 listing what is on offer, for the
+// documents kapi serves outside resources (discovery, OpenAPI, values).
+func errOffersNotAcceptable(supported string) *StatusError {
 	return newStatus(http.StatusNotAcceptable, "NotAcceptable",
 		"only the following media types are accepted: "+supported, &StatusDetails{})
+}
+
+// errNotAcceptable is kube's 406 from its negotiation, which carries no
+// details.
+func errNotAcceptable(supported string) *StatusError {
+	return newStatus(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: "+supported, nil)
+}
+
+// errRouteNotAcceptable is the 406 of go-restful, which routes kube's
+// built-in kinds, for an Accept header none of a route's media types
+// (produces) matches; kube wraps it in a Status with empty details.
+func errRouteNotAcceptable(produces []string) *StatusError {
+	return newStatus(http.StatusNotAcceptable, "NotAcceptable",
+		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), &StatusDetails{})
 }
 
 func errTooLarge(msg string) *StatusError {

@@ -14,10 +14,15 @@ import (
 // Column is one column of a resource's Table rendering (kubectl get),
 // declared like a CRD's additionalPrinterColumns.
 type Column struct {
-	Name        string // header, e.g. "Replicas"
-	Type        string // integer, number, string, boolean or date
-	Format      string // OpenAPI format hint, e.g. "int32" or "name"
-	Description string
+	Name string // header, e.g. "Replicas"
+	Type string // integer, number, string, boolean or date
+	// DeclaredType, when set, is the type columnDefinitions declare
+	// instead of Type, which still converts the cells: kube's built-in
+	// printers declare their Age columns "string" though they show ages,
+	// as a "date" column does.
+	DeclaredType string
+	Format       string // OpenAPI format hint, e.g. "int32" or "name"
+	Description  string
 	// Priority 0 columns are shown by kubectl get; higher ones with -o wide.
 	Priority int32
 	// JSONPath selects the value, e.g. ".spec.replicas" or
@@ -39,6 +44,11 @@ func (r *Resource) compileColumns() error {
 		case "integer", "number", "string", "boolean", "date":
 		default:
 			return fmt.Errorf("registry: resource %q: column %q: type %q is not one of integer, number, string, boolean, date", r.Plural, c.Name, c.Type)
+		}
+		switch c.DeclaredType {
+		case "", "integer", "number", "string", "boolean", "date":
+		default:
+			return fmt.Errorf("registry: resource %q: column %q: declared type %q is not one of integer, number, string, boolean, date", r.Plural, c.Name, c.DeclaredType)
 		}
 		if c.Value != nil && c.JSONPath == "" {
 			continue
@@ -64,7 +74,7 @@ func tableOptions(req *http.Request) (string, error) {
 	case "None", "Metadata", "Object":
 		return v, nil
 	default:
-		return "", errBadRequest(`Unable to convert to Table as requested: includeObject: Unsupported value: %q: supported values: "None", "Metadata", "Object"`, v)
+		return "", errBadRequest(`Unable to convert to Table as requested: includeObject: Invalid value: %q: must be 'Metadata', 'Object', 'None', or empty`, v)
 	}
 }
 
@@ -102,7 +112,11 @@ func (r *Resource) columnDefs() []table.ColumnDefinition {
 		return append(defs, table.Created)
 	}
 	for _, c := range r.Columns {
-		defs = append(defs, table.ColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority})
+		typ := c.Type
+		if c.DeclaredType != "" {
+			typ = c.DeclaredType
+		}
+		defs = append(defs, table.ColumnDefinition{Name: c.Name, Type: typ, Format: c.Format, Description: c.Description, Priority: c.Priority})
 	}
 	return defs
 }

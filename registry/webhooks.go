@@ -11,6 +11,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/admission/webhook"
+	"github.com/kapi-dev/kapi/registry/internal/table"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -36,11 +37,11 @@ func (r *Registry) webhookResources() []*Resource {
 	res := func(kind, plural string, s *schema.Schema) *Resource {
 		res := &Resource{Group: admissionregistrationGroup, Version: "v1", Kind: kind, Plural: plural, Schema: s, Generation: true,
 			Columns: []Column{
-				{Name: "Webhooks", Type: "integer", Description: "The number of webhooks", Value: func(obj Object) any {
+				{Name: "Webhooks", Type: "integer", Description: "Webhooks indicates the number of webhooks registered in this configuration", Value: func(obj Object) any {
 					l, _ := obj["webhooks"].([]any)
 					return int64(len(l))
 				}},
-				{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+				{Name: "Age", Type: "date", DeclaredType: "string", JSONPath: ".metadata.creationTimestamp", Description: table.Created.Description},
 			}}
 		res.Strategy = Strategy{
 			ValidateCreate: func(_ context.Context, obj Object) []FieldError {

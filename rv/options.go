@@ -47,7 +47,9 @@ type Request struct {
 //
 // Worked example: resourceVersion=42&limit=500 resolves to
 // {Match: Exact, Revision: 42, Limit: 500}, because a paginated list at a
-// given version must serve every page from that one snapshot.
+// given version must serve every page from that one snapshot; and
+// resourceVersion=0&limit=500 to {Match: Any}, no limit, as kube's watch
+// cache serves it.
 func (o Options) Resolve() (Request, error) {
 	rev, err := Parse(o.ResourceVersion)
 	if err != nil {
@@ -71,7 +73,9 @@ func (o Options) Resolve() (Request, error) {
 	case o.ResourceVersion == "":
 		req.Match = MostRecent
 	case rev == 0:
-		req.Match = Any
+		// kube serves resourceVersion=0 from its watch cache, which
+		// ignores limit (cacher's computeListLimit): one whole page.
+		req.Match, req.Limit = Any, 0
 	case o.ResourceVersionMatch == MatchExact:
 		req.Match = Exact
 	case o.ResourceVersionMatch == MatchNotOlderThan:

@@ -47,14 +47,7 @@ func ConfigMaps() *registry.Resource {
 		Protobuf: protobuf.ConfigMap,
 		Schema:   schema.ConfigMap(),
 		Strategy: builtin.ConfigMapStrategy(), // kube's key and immutability rules
-		Columns: []registry.Column{
-			{Name: "Data", Type: "integer", Description: "Number of entries in data and binaryData", Value: func(obj registry.Object) any {
-				data, _ := obj["data"].(map[string]any)
-				binary, _ := obj["binaryData"].(map[string]any)
-				return int64(len(data) + len(binary))
-			}},
-			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
-		},
+		Columns:  builtin.ConfigMapColumns(),
 	}
 }
 
@@ -113,6 +106,9 @@ func New(opts Options) (*registry.Registry, error) {
 	}
 	if err := opts.Auth.apply(&ro, opts.Builtin.Tokens); err != nil {
 		return nil, err
+	}
+	if ro.APIAudiences == nil { // kube's default: the service account issuer
+		ro.APIAudiences = []string{opts.Builtin.Tokens.Issuer()}
 	}
 	if ro.Storage == nil {
 		ro.Storage = memory.New(memory.Options{})

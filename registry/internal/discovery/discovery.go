@@ -3,6 +3,8 @@ package discovery
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -24,6 +26,24 @@ type Resource struct {
 	// Eviction, create); the others answer with the resource's kind
 	// (scale: autoscaling/v1 Scale) and serve get, patch and update.
 	SubresourceKinds map[string]Subresource
+	// StorageVersion is the version its objects are stored at, which
+	// storageVersionHash names; empty for a resource that stores nothing
+	// (a review), which has none.
+	StorageVersion string
+}
+
+// StorageVersionHash is kube's storageVersionHash of a stored kind: the
+// first 8 bytes of the SHA-256 of "group/version/kind", in base64
+// (k8s.io/apiserver's discovery.StorageVersionHash). Empty without a
+// version.
+//
+// Example: rbac.authorization.k8s.io/v1 Role is "7FuwZcIIItM=".
+func StorageVersionHash(group, version, kind string) string {
+	if version == "" || kind == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 // Subresource is what discovery says of one subresource: its response
@@ -88,6 +108,8 @@ type apiResource struct {
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
 	Categories   []string `json:"categories,omitempty"`
+	// StorageVersionHash is set for stored resources, not subresources.
+	StorageVersionHash string `json:"storageVersionHash,omitempty"`
 }
 
 var (
@@ -124,6 +146,7 @@ func ResourceList(group string, v Version) map[string]any {
 		resources = append(resources, apiResource{
 			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
+			StorageVersionHash: StorageVersionHash(res.Group, res.StorageVersion, res.Kind),
 		})
 		for _, sub := range res.Subresources {
 			s := res.subresource(sub)

@@ -126,3 +126,22 @@ func TestAssembleAggregated(t *testing.T) {
 		})
 	}
 }
+
+// The hashes kube-apiserver v1.37 lists for these kinds.
+func TestStorageVersionHash(t *testing.T) {
+	tests := []struct {
+		group, version, kind string
+		want                 string
+	}{
+		{"rbac.authorization.k8s.io", "v1", "Role", "7FuwZcIIItM="},
+		{"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "48tpQ8gZHFc="},
+		{"example.com", "v1", "Widget", "gIwvi5rymmg="},
+		{"validation.example.com", "v1", "Gadget", "wV1ZfeyGUa0="},
+		{"", "", "Review", ""},
+	}
+	for _, tt := range tests {
+		if got := StorageVersionHash(tt.group, tt.version, tt.kind); got != tt.want {
+			t.Errorf("%s/%s/%s: got %q; want %q", tt.group, tt.version, tt.kind, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package negotiate
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/kapi-dev/kapi/codec"
@@ -43,6 +44,11 @@ const (
 	Object View = iota
 	Table
 	Partial
+	// WrongPartial is PartialObjectMetadataList asked of one object, or
+	// PartialObjectMetadata of a collection: kube negotiates it, serves
+	// the request, and then fails to turn the answer into it (406 naming
+	// the answer's Go type).
+	WrongPartial
 )
 
 // Target is a negotiated response representation.
@@ -59,7 +65,10 @@ func (t Target) MetaAPIVersion() string { return "meta.k8s.io/" + t.MetaVersion 
 
 // Endpoint is what a request reads: one object, a collection, or a watch
 // stream. It decides which views are on offer: PartialObjectMetadataList
-// only for collections, no YAML for watches (kube answers 406 there too).
+// for collections and PartialObjectMetadata for objects (the other one is
+// WrongPartial). A watch negotiates as kube's does, among the formats of
+// objects, YAML included: the caller answers 406 to YAML
+// (StreamSupported), which has no stream form.
 type Endpoint uint8
 
 // The endpoints.
@@ -97,10 +106,7 @@ func buildOffers(hasProtobuf bool, e Endpoint) Offers {
 		o.targets = append(o.targets, t)
 	}
 	formats := func(withProtobuf bool) []Format {
-		fs := []Format{JSON}
-		if e != Watch {
-			fs = append(fs, YAML)
-		}
+		fs := []Format{JSON, YAML}
 		if withProtobuf {
 			fs = append(fs, Protobuf)
 		}
@@ -109,19 +115,68 @@ func buildOffers(hasProtobuf bool, e Endpoint) Offers {
 	for _, f := range formats(hasProtobuf) {
 		add(f, Target{View: Object}, nil)
 	}
-	partial := "PartialObjectMetadata"
+	partial, wrong := "PartialObjectMetadata", "PartialObjectMetadataList"
 	if e == List {
-		partial = "PartialObjectMetadataList"
+		partial, wrong = wrong, partial
 	}
 	for _, mv := range []string{"v1", "v1beta1"} {
-		for _, f := range formats(false) { // Table has no protobuf form in kube
+		// A Table is JSON or YAML alone (kube's RequestScope
+		// AllowsMediaTypeTransform).
+		for _, f := range []Format{JSON, YAML} {
 			add(f, Target{View: Table, MetaVersion: mv}, map[string]string{"as": "Table", "g": "meta.k8s.io", "v": mv})
 		}
 		for _, f := range formats(true) {
 			add(f, Target{View: Partial, MetaVersion: mv}, map[string]string{"as": partial, "g": "meta.k8s.io", "v": mv})
 		}
+		if e == Watch {
+			continue // a watch's events are objects; kube fails each one
+		}
+		for _, f := range formats(true) {
+			add(f, Target{View: WrongPartial, MetaVersion: mv}, map[string]string{"as": wrong, "g": "meta.k8s.io", "v": mv})
+		}
 	}
 	return o
+}
+
+// StreamSupported is what kube's 406 lists for a watch asked in a format
+// with no stream form (YAML): its watch media types. Protobuf is among
+// them for every resource: PartialObjectMetadata has a protobuf form.
+const StreamSupported = MediaJSON + ";stream=watch, " + MediaProtobuf + ";stream=watch, " + MediaCBORSeq
+
+// Produces is what kube's go-restful route of a built-in kind's endpoint
+// produces: the object media types, and for a collection (which serves
+// watches too) the stream ones after them. Protobuf is among them for
+// every resource, as StreamSupported says.
+func Produces(e Endpoint) []string {
+	if e == Item {
+		return itemProduces
+	}
+	return listProduces
+}
+
+var (
+	itemProduces = []string{MediaJSON, MediaYAML, MediaProtobuf, MediaCBOR}
+	listProduces = append(slices.Clone(itemProduces), MediaJSON+";stream=watch", MediaProtobuf+";stream=watch", MediaCBORSeq)
+)
+
+// RouteAccepts reports whether go-restful, which routes kube's requests
+// for built-in kinds, finds the Accept header acceptable to a route
+// producing produces, before kube negotiates: some element, its
+// parameters cut off and spaces trimmed, is */* or one of produces
+// exactly (case and all). Empty is */*. Otherwise kube answers go-restful's
+// 406 ("406: Not Acceptable", listing produces).
+func RouteAccepts(accept string, produces []string) bool {
+	if accept == "" {
+		return true
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		mt = strings.Trim(mt, " ")
+		if mt == "*/*" || slices.Contains(produces, mt) {
+			return true
+		}
+	}
+	return false
 }
 
 // For is what a resource's endpoint offers; protobuf says whether the

@@ -2,6 +2,7 @@ package negotiate
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -16,13 +17,18 @@ func TestPick(t *testing.T) {
 	}{
 		{"no Accept is JSON", false, Item, "", Target{Format: JSON}, true},
 		{"YAML", false, Item, "application/yaml", Target{Format: YAML}, true},
-		{"no YAML for watches", false, Watch, "application/yaml", Target{}, false},
+		{"YAML for watches is negotiated (the caller answers 406)", false, Watch, "application/yaml", Target{Format: YAML}, true},
 		{"protobuf with a message", true, Item, MediaProtobuf, Target{Format: Protobuf}, true},
 		{"no protobuf without one", false, Item, MediaProtobuf, Target{}, false},
 		{"Table", false, List, "application/json;as=Table;g=meta.k8s.io;v=v1", Target{Format: JSON, View: Table, MetaVersion: "v1"}, true},
 		{"no protobuf Table", true, List, MediaProtobuf + ";as=Table;g=meta.k8s.io;v=v1", Target{}, false},
 		{"partial list", true, List, MediaProtobuf + ";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1", Target{Format: Protobuf, View: Partial, MetaVersion: "v1beta1"}, true},
-		{"partial list is for collections", false, Item, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", Target{}, false},
+		{"partial list of an object", false, Item, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", Target{Format: JSON, View: WrongPartial, MetaVersion: "v1"}, true},
+		{"partial object of a list", false, List, "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1", Target{Format: JSON, View: WrongPartial, MetaVersion: "v1"}, true},
+		{"partial objects of a watch", false, Watch, "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1", Target{Format: JSON, View: Partial, MetaVersion: "v1"}, true},
+		{"no partial list of a watch", false, Watch, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", Target{}, false},
+		{"no CBOR Table", false, List, "application/cbor;as=Table;g=meta.k8s.io;v=v1", Target{}, false},
+		{"YAML Table", false, List, "application/yaml;as=Table;g=meta.k8s.io;v=v1beta1", Target{Format: YAML, View: Table, MetaVersion: "v1beta1"}, true},
 		{"fallback by weight", false, Item, "text/html, application/cbor;q=0.5", Target{Format: CBOR}, true},
 	}
 	for _, tt := range tests {
@@ -38,8 +44,47 @@ func TestPick(t *testing.T) {
 }
 
 func TestSupported(t *testing.T) {
-	if got, want := For(false, Watch).Supported(), "application/json, application/cbor"; got != want {
-		t.Errorf("got %q; want %q", got, want)
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"watch", For(false, Watch).Supported(), "application/json, application/yaml, application/cbor"},
+		{"item with protobuf", For(true, Item).Supported(), "application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor"},
+		{"stream", StreamSupported, "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch, application/cbor-seq"},
+		{"item route", strings.Join(Produces(Item), ", "), "application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor"},
+		{"list route", strings.Join(Produces(List), ", "), "application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch, application/cbor-seq"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q; want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// go-restful's route matching, which kube runs before negotiating.
+func TestRouteAccepts(t *testing.T) {
+	produces := Produces(Item)
+	tests := []struct {
+		accept string
+		want   bool
+	}{
+		{"", true},
+		{"*/*", true},
+		{"application/json", true},
+		{"application/json;as=Nope;v=v1;g=meta.k8s.io", true}, // parameters aside: kube's negotiation answers
+		{"text/html", false},
+		{"text/html, application/yaml;q=0.1", true},
+		{"Application/JSON", false}, // go-restful compares exactly
+		{"application/*", false},    // only */* is a wildcard to it
+		{"text/html,  */* ", true},
+		{"application/json;stream=watch", true},
+		{"application/cbor-seq", false},
+	}
+	for _, tt := range tests {
+		if got := RouteAccepts(tt.accept, produces); got != tt.want {
+			t.Errorf("Accept %q: got %v; want %v", tt.accept, got, tt.want)
+		}
 	}
 }
 

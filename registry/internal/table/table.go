@@ -27,10 +27,11 @@ type ColumnDefinition struct {
 }
 
 // Row is one of a Table's rows: its cells, and the object as the client
-// asked (includeObject).
+// asked (includeObject); null with includeObject=None, as kube writes its
+// empty RawExtension.
 type Row struct {
 	Cells  []any           `json:"cells"`
-	Object json.RawMessage `json:"object,omitempty"`
+	Object json.RawMessage `json:"object"`
 }
 
 // The columns kube gives every table: Name first, and Created At when the
