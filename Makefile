@@ -17,9 +17,10 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # benchmarks, the reference implementations' start-up (kube-apiserver
 # built from k8s.io/kubernetes), envtest (controller tests, a drop-in for
 # controller-runtime's envtest), metrics (Prometheus' client), the
-# generator of the built-in kinds (gen/builtin) and Helm's Go SDK against
-# the example server (helmtest).
-MODULES = storage/etcd3 storage/durable cel metrics conformance bench reference envtest gen/builtin helmtest
+# generator of the built-in kinds (gen/builtin), Helm's Go SDK against
+# the example server (helmtest) and KubeRay's envtest suite on kapi's
+# envtest (kuberaytest: vetted here, run by `make kuberay`).
+MODULES = storage/etcd3 storage/durable cel metrics conformance bench reference envtest gen/builtin helmtest kuberaytest
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -58,6 +59,11 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	cd cel && $(GO) test -run '^$$' -bench . -benchmem ./...
 	cd conformance && $(GO) test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: kuberay
+## kuberay: KubeRay's controller suite (ray-operator v1.5.0, 173 Ginkgo specs, about 7 minutes: its specs wait out the reconcilers' 10 s requeues) on kapi's envtest, its suite_test.go changed in its envtest import alone; not part of `make test` for its time.
+kuberay:
+	cd kuberaytest && $(GO) test -count 1 -timeout 30m ./...
 
 .PHONY: bench-compare
 ## bench-compare: kapi beside client-go's ObjectTracker, controller-runtime's fake client, k8s.io/apiserver's etcd3 store and cacher, and (over HTTP, and client-go through the in-process transport) apiextensions-apiserver, one table; rewrites BENCHMARKS.md's bench-compare section.

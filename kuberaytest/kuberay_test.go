@@ -41,7 +41,7 @@ func TestKubeRaySuite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command("go", "test", "-race", "-count", "1", "-run", "^TestAPIs$", "./"+filepath.ToSlash(filepath.Join(dst, "controllers", "ray")), "-args", "-ginkgo.no-color")
+	cmd := exec.Command("go", "test", "-race", "-count", "1", "-timeout", "25m", "-run", "^TestAPIs$", "./"+filepath.ToSlash(filepath.Join(dst, "controllers", "ray")), "-args", "-ginkgo.no-color")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("KubeRay's suite on kapi/envtest: %v\n%s", err, tail(string(out), 200))

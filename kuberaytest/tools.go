@@ -2,12 +2,49 @@
 
 package kuberaytest
 
-// The modules the KubeRay suite needs, kept in go.mod (go mod tidy does
-// not see the package the test copies and builds).
+// The packages KubeRay's controllers/ray and its tests import, kept in
+// go.mod (go mod tidy does not see the copy the test builds).
 import (
-	_ "github.com/jarcoal/httpmock"
 	_ "github.com/kapi-dev/kapi/envtest"
 	_ "github.com/onsi/ginkgo/v2"
 	_ "github.com/onsi/gomega"
+	_ "github.com/orcaman/concurrent-map/v2"
+	_ "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	_ "github.com/ray-project/kuberay/ray-operator/controllers/ray"
+	_ "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/scheme"
+	_ "github.com/ray-project/kuberay/ray-operator/pkg/features"
+	_ "github.com/ray-project/kuberay/ray-operator/test/support"
+	_ "github.com/stretchr/testify/assert"
+	_ "github.com/stretchr/testify/mock"
+	_ "github.com/stretchr/testify/require"
+	_ "go.uber.org/mock/gomock"
+	_ "k8s.io/api/batch/v1"
+	_ "k8s.io/api/core/v1"
+	_ "k8s.io/api/rbac/v1"
+	_ "k8s.io/apimachinery/pkg/api/errors"
+	_ "k8s.io/apimachinery/pkg/api/meta"
+	_ "k8s.io/apimachinery/pkg/api/resource"
+	_ "k8s.io/apimachinery/pkg/apis/meta/v1"
+	_ "k8s.io/apimachinery/pkg/labels"
+	_ "k8s.io/apimachinery/pkg/runtime"
+	_ "k8s.io/apimachinery/pkg/selection"
+	_ "k8s.io/apimachinery/pkg/types"
+	_ "k8s.io/apimachinery/pkg/util/intstr"
+	_ "k8s.io/client-go/kubernetes/scheme"
+	_ "k8s.io/client-go/rest"
+	_ "k8s.io/client-go/tools/record"
+	_ "k8s.io/client-go/util/retry"
+	_ "k8s.io/utils/lru"
+	_ "k8s.io/utils/pointer"
+	_ "k8s.io/utils/ptr"
+	_ "sigs.k8s.io/controller-runtime"
+	_ "sigs.k8s.io/controller-runtime/pkg/client"
+	_ "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	_ "sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	_ "sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	_ "sigs.k8s.io/controller-runtime/pkg/log"
+	_ "sigs.k8s.io/controller-runtime/pkg/log/zap"
+	_ "sigs.k8s.io/controller-runtime/pkg/manager"
+	_ "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	_ "sigs.k8s.io/gateway-api/apis/v1"
 )
