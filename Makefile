@@ -16,9 +16,11 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # (pebble), CEL rules, the real-client conformance checks, the side-by-side
 # benchmarks, the reference implementations' start-up (kube-apiserver
 # built from k8s.io/kubernetes), envtest (controller tests, a drop-in for
-# controller-runtime's envtest), metrics (Prometheus' client) and the
-# generator of the built-in kinds (gen/builtin).
-MODULES = storage/etcd3 storage/durable cel metrics conformance bench reference envtest gen/builtin
+# controller-runtime's envtest), metrics (Prometheus' client), the
+# generator of the built-in kinds (gen/builtin), Helm's Go SDK against
+# the example server (helmtest) and KubeRay's envtest suite on kapi's
+# envtest (kuberaytest: vetted here, run by `make kuberay`).
+MODULES = storage/etcd3 storage/durable cel metrics conformance bench reference envtest gen/builtin helmtest kuberaytest
 
 ## lint: gofmt, go vet and staticcheck over every module.
 lint:
@@ -31,7 +33,7 @@ lint:
 	  (cd $$mod && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...) || exit 1; \
 	done
 
-## unit: the tests of the core module, the etcd backend (on an embedded etcd), the durable backend (its crash test included), CEL rules, the bench module's table, envtest (and its example suite compiled against controller-runtime's envtest: -tags crenvtest) and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
+## unit: the tests of the core module, the etcd backend (on an embedded etcd), the durable backend (its crash test included), CEL rules, the bench module's table, envtest (and its example suite compiled against controller-runtime's envtest: -tags crenvtest), helmtest (Helm's SDK installs, upgrades, rolls back and uninstalls a chart) and the reference module (which builds kube-apiserver: minutes the first time on a machine, seconds after, before the conformance tests start it), under the race detector.
 unit:
 	$(GO) test -race -count 1 ./...
 	cd storage/etcd3 && $(GO) test -race -count 1 ./...
@@ -42,6 +44,7 @@ unit:
 	cd reference && $(GO) test -race -count 1 -timeout 40m ./...
 	cd envtest && $(GO) test -race -count 1 ./... && $(GO) vet -tags crenvtest ./...
 	cd gen/builtin && $(GO) test -count 1 ./...
+	cd helmtest && $(GO) test -race -count 1 ./...
 
 ## conformance: real clients (client-go, kubectl) against the example server,
 ## on the in-memory store, on etcd3 (an embedded etcd), on the watch cache in front of etcd3 and on the durable store (pebble, synced).
@@ -56,6 +59,11 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	cd cel && $(GO) test -run '^$$' -bench . -benchmem ./...
 	cd conformance && $(GO) test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: kuberay
+## kuberay: KubeRay's controller suite (ray-operator v1.5.0, 173 Ginkgo specs, about 7 minutes: its specs wait out the reconcilers' 10 s requeues) on kapi's envtest, its suite_test.go changed in its envtest import alone; not part of `make test` for its time.
+kuberay:
+	cd kuberaytest && $(GO) test -count 1 -timeout 30m ./...
 
 .PHONY: bench-compare
 ## bench-compare: kapi beside client-go's ObjectTracker, controller-runtime's fake client, k8s.io/apiserver's etcd3 store and cacher, and (over HTTP, and client-go through the in-process transport) apiextensions-apiserver, one table; rewrites BENCHMARKS.md's bench-compare section.

@@ -73,7 +73,7 @@ func (b *behaviours) resources() ([]*registry.Resource, error) {
 		res := &registry.Resource{
 			Group: k.Group, Version: k.Version, Kind: k.Kind, Plural: k.Plural, Singular: k.Singular,
 			ShortNames: slices.Clone(k.ShortNames), Categories: slices.Clone(k.Categories), Namespaced: k.Namespaced,
-			Status: k.has("status"), Schema: s, Protobuf: md,
+			Status: k.has("status"), Schema: s, Protobuf: md, OpenAPI: OpenAPI(k.Schema),
 		}
 		if k.has("scale") {
 			res.Scale = &registry.Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".status.selector"}

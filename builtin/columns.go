@@ -494,22 +494,8 @@ var columns = map[string][]registry.Column{
 		}),
 		age,
 	},
-	"/events": {
-		col("Last Seen", "string", "Time when last this event was seen.", func(o map[string]any) any {
-			for _, p := range [][]string{{"lastTimestamp"}, {"eventTime"}, {"metadata", "creationTimestamp"}} {
-				if _, ok := timeAt(o, p...); ok {
-					return ago(o, p...)
-				}
-			}
-			return "<unknown>"
-		}),
-		col("Type", "string", "The type of the event.", str("type")),
-		col("Reason", "string", "The reason of the event.", str("reason")),
-		col("Object", "string", "The object the event is about.", func(o map[string]any) any {
-			return strings.ToLower(getString(o, "involvedObject", "kind")) + "/" + getString(o, "involvedObject", "name")
-		}),
-		col("Message", "string", "The message of the event.", func(o map[string]any) any { return strings.TrimSpace(getString(o, "message")) }),
-	},
+	"/events":              eventColumns(coreEvent),
+	"events.k8s.io/events": eventColumns(eventsEvent),
 	"coordination.k8s.io/leases": {
 		col("Holder", "string", "The holder of the lease.", str("spec", "holderIdentity")),
 		age,
@@ -556,4 +542,108 @@ func accessModes(o map[string]any) any {
 		out = append(out, short[fmt.Sprint(m)])
 	}
 	return strings.Join(out, ",")
+}
+
+// eventFields are where an Event's version keeps what kube's printEvent
+// reads (core v1 names, or events.k8s.io v1's).
+type eventFields struct {
+	first, last, count, object, message, source []string
+	controller, instance                        []string
+}
+
+var (
+	coreEvent = eventFields{
+		first: []string{"firstTimestamp"}, last: []string{"lastTimestamp"}, count: []string{"count"},
+		object: []string{"involvedObject"}, message: []string{"message"}, source: []string{"source"},
+		controller: []string{"reportingComponent"}, instance: []string{"reportingInstance"},
+	}
+	eventsEvent = eventFields{
+		first: []string{"deprecatedFirstTimestamp"}, last: []string{"deprecatedLastTimestamp"}, count: []string{"deprecatedCount"},
+		object: []string{"regarding"}, message: []string{"note"}, source: []string{"deprecatedSource"},
+		controller: []string{"reportingController"}, instance: []string{"reportingInstance"},
+	}
+)
+
+// eventColumns are kube's printEvent columns, which kube prints for both
+// versions of Event (both are its internal Event): LAST SEEN first, and
+// NAME last, in -o wide (a column of format "name": the table has no
+// NAME column before them).
+//
+// Worked example: an event with firstTimestamp 5m ago, no lastTimestamp
+// and count 0 reads LAST SEEN "5m" (the first time stands for the last),
+// COUNT 1 (a singleton); with a series, LAST SEEN is the series'
+// lastObservedTime and COUNT its count.
+func eventColumns(f eventFields) []registry.Column {
+	since := func(o map[string]any, path ...string) (string, bool) {
+		t, ok := timeAt(o, path...)
+		if !ok || t.IsZero() {
+			return "<unknown>", false
+		}
+		return humanDuration(time.Since(t)), true
+	}
+	first := func(o map[string]any) string {
+		if s, ok := since(o, f.first...); ok {
+			return s
+		}
+		s, _ := since(o, "eventTime")
+		return s
+	}
+	last := func(o map[string]any) any {
+		if getMap(o, "series") != nil {
+			s, _ := since(o, "series", "lastObservedTime")
+			return s
+		}
+		if s, ok := since(o, f.last...); ok {
+			return s
+		}
+		return first(o)
+	}
+	count := func(o map[string]any) any {
+		if getMap(o, "series") != nil {
+			return intAt(o, "series", "count")
+		}
+		if n := intAt(o, f.count...); n != 0 {
+			return n
+		}
+		return int64(1)
+	}
+	target := func(o map[string]any) any {
+		kind := strings.ToLower(getString(o, append(f.object, "kind")...))
+		if name := getString(o, append(f.object, "name")...); name != "" {
+			return kind + "/" + name
+		}
+		return kind
+	}
+	source := func(o map[string]any) any {
+		component := firstNonEmpty(getString(o, append(f.source, "component")...), getString(o, f.controller...))
+		instance := firstNonEmpty(getString(o, append(f.source, "host")...), getString(o, f.instance...))
+		if instance == "" {
+			return component
+		}
+		return component + ", " + instance
+	}
+	name := col("Name", "string", "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+		func(o map[string]any) any { return getString(o, "metadata", "name") })
+	name.Format = "name"
+	return []registry.Column{
+		col("Last Seen", "string", "The time at which the most recent occurrence of this event was recorded.", last),
+		col("Type", "string", "Type of this event (Normal, Warning), new types could be added in the future", str("type")),
+		col("Reason", "string", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", str("reason")),
+		col("Object", "string", "The object that this event is about.", target),
+		wide(col("Subobject", "string", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.", str(append(f.object, "fieldPath")...))),
+		wide(col("Source", "string", "The component reporting this event. Should be a short machine understandable string.", source)),
+		col("Message", "string", "A human-readable description of the status of this operation.", func(o map[string]any) any { return strings.TrimSpace(getString(o, f.message...)) }),
+		wide(col("First Seen", "string", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", func(o map[string]any) any { return first(o) })),
+		wide(col("Count", "string", "The number of times this event has occurred.", count)),
+		wide(name),
+	}
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }

@@ -168,3 +168,30 @@ func FuzzCanonicalQuantity(f *testing.F) {
 		}
 	})
 }
+
+// TestValidatePullPolicy checks kube's validatePullPolicy: a container's
+// imagePullPolicy is one of Always, IfNotPresent and Never.
+func TestValidatePullPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		policy    string
+		wantField string
+	}{
+		{"Always", ""}, {"IfNotPresent", ""}, {"Never", ""},
+		{"!invalid!", "spec.containers[0].imagePullPolicy"},
+		{"always", "spec.containers[0].imagePullPolicy"},
+	} {
+		spec := map[string]any{"restartPolicy": "Always", "containers": []any{
+			map[string]any{"name": "c", "image": "nginx", "imagePullPolicy": tt.policy},
+		}}
+		var got string
+		for _, e := range validatePodSpec(spec, "spec") {
+			got = e.Field
+			if e.Detail != `supported values: "Always", "IfNotPresent", "Never"` {
+				t.Errorf("%q: detail %q", tt.policy, e.Detail)
+			}
+		}
+		if got != tt.wantField {
+			t.Errorf("imagePullPolicy %q: error on %q; want %q", tt.policy, got, tt.wantField)
+		}
+	}
+}

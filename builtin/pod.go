@@ -205,6 +205,11 @@ func validatePodSpec(spec map[string]any, path string) []registry.FieldError {
 			if getString(c, "image") == "" {
 				errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: p + ".image"})
 			}
+			switch pp := getString(c, "imagePullPolicy"); pp {
+			case "Always", "IfNotPresent", "Never", "": // "" is defaulted before validation
+			default:
+				errs = append(errs, registry.FieldError{Type: validation.TypeNotSupported, Field: p + ".imagePullPolicy", Value: pp, Detail: `supported values: "Always", "IfNotPresent", "Never"`})
+			}
 			errs = append(errs, requestsWithinLimits(c, p)...)
 		}
 	}

@@ -41,13 +41,51 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 	writeBody(w, req, http.StatusOK, negotiate.JSON, doc)
 }
 
+// OpenAPIDefinitions are a resource's schema as OpenAPI v3 definitions,
+// in the form kube-apiserver publishes them in components.schemas: a
+// node naming another definition is {"$ref":
+// "#/components/schemas/NAME"}, or {"allOf": [{"$ref": ...}],
+// "description": ..., "default": ...} when the node has a description or
+// default of its own; enums are published (kube's +enum types) and not
+// validated by kapi (Resource.Schema validates).
+//
+// Worked example: Pods' Name is "io.k8s.api.core.v1.Pod", whose property
+// spec is {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"}],
+// "default": {}, "description": "Specification of ..."}. The document of
+// core v1 then holds Pod, PodSpec and every definition they reach, and
+// kubectl explain pod.spec prints "spec <PodSpec>" and the enums of
+// pod.spec.containers.imagePullPolicy.
+type OpenAPIDefinitions struct {
+	// Name is the resource's own definition.
+	Name string
+	// Schemas returns the definitions by name, Name's and those it
+	// reaches among them; it may return more. It is called when a
+	// document is built, and what it returns is shared: never changed.
+	Schemas func() map[string]map[string]any
+}
+
+// kubeDefinition is the name kube gives the definition of a k8s.io/api
+// kind: "io.k8s.api.rbac.v1.Role" for rbac.authorization.k8s.io/v1 Role,
+// "io.k8s.api.core.v1.Namespace" for the core group's.
+func kubeDefinition(res *Resource) string {
+	pkg, _, _ := strings.Cut(res.Group, ".")
+	if pkg == "" {
+		pkg = "core"
+	}
+	return "io.k8s.api." + pkg + "." + res.Version + "." + res.Kind
+}
+
 // openAPI is what the OpenAPI documents say of res.
 func (res *Resource) openAPI() openapi.Resource {
-	return openapi.Resource{
+	out := openapi.Resource{
 		Group: res.Group, Version: res.Version, Kind: res.Kind, Plural: res.Plural,
 		Namespaced: res.Namespaced, Status: res.Status, Scale: res.Scale != nil, Protobuf: res.Protobuf != nil,
 		Schema: res.Schema,
 	}
+	if res.OpenAPI != nil {
+		out.Definition, out.Definitions = res.OpenAPI.Name, res.OpenAPI.Schemas
+	}
+	return out
 }
 
 // OpenAPI v2 (URI-8): /openapi/v2 is one Swagger 2.0 document describing

@@ -95,6 +95,12 @@ type Options struct {
 	// conversion webhooks given as a service (conversion_webhook.go);
 	// for those, nil is kube's default, https://NAME.NAMESPACE.svc:PORT/PATH.
 	ResolveWebhookService func(ctx context.Context, ref webhook.ServiceReference) (*url.URL, error)
+	// Definitions, when set, are kube's OpenAPI definitions by name
+	// (builtin.Definitions): the kinds the registry serves itself
+	// (namespaces, RBAC, the reviews, webhook configurations) publish
+	// kube's definition of their kind in the OpenAPI v3 documents
+	// (Resource.OpenAPI), so that kubectl explain prints kube's text.
+	Definitions func() map[string]map[string]any
 	// WebhookConditions compiles webhooks' matchConditions; set it to
 	// cel.CompileMatchConditions from github.com/kapi-dev/kapi/cel. Without
 	// it, a webhook configuration with matchConditions is refused (422)
@@ -189,6 +195,9 @@ func New(opts Options) (*Registry, error) {
 	r.webhooks = r.newWebhooks()
 	rbacResources, hookResources := r.rbacResources(), r.webhookResources()
 	for _, res := range slices.Concat([]*Resource{r.ns}, r.reviewResources(), rbacResources, hookResources) {
+		if opts.Definitions != nil {
+			res.OpenAPI = &OpenAPIDefinitions{Name: kubeDefinition(res), Schemas: opts.Definitions}
+		}
 		if err := r.Register(res); err != nil {
 			return nil, err
 		}

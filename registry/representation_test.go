@@ -253,6 +253,30 @@ func TestTable(t *testing.T) {
 			t.Errorf("default columns = %v; want Name, Created At", defs)
 		}
 	})
+	t.Run("a column of format name: no leading Name", func(t *testing.T) {
+		res := widgets()
+		res.Plural, res.Group = "named", "named.example.com"
+		res.Columns = []registry.Column{
+			{Name: "Color", Type: "string", JSONPath: ".spec.color"},
+			{Name: "Name", Type: "string", Format: "name", Priority: 1, JSONPath: ".metadata.name"},
+		}
+		s := newServer(t, res)
+		base := "/apis/named.example.com/v1/namespaces/default/named"
+		w := widget("n", nil, map[string]any{"color": "green"})
+		w["apiVersion"] = "named.example.com/v1"
+		s.must(201, "POST", base, w)
+		tb := s.must(200, "GET", base, nil, "Accept", acceptTable)
+		var names []string
+		for _, c := range tb["columnDefinitions"].([]any) {
+			names = append(names, fmt.Sprint(c.(map[string]any)["name"], "/", c.(map[string]any)["format"]))
+		}
+		if got, want := strings.Join(names, ","), "Color/,Name/name"; got != want {
+			t.Errorf("columns %s; want %s", got, want)
+		}
+		if cells := tb["rows"].([]any)[0].(map[string]any)["cells"].([]any); fmt.Sprint(cells) != "[green n]" {
+			t.Errorf("cells %v; want [green n]", cells)
+		}
+	})
 	t.Run("watch: headers on the first event only", func(t *testing.T) {
 		ws := s.watch(base+"?watch=true&timeoutSeconds=5", "Accept", acceptTable)
 		first := evObj(ws.next())

@@ -62,6 +62,12 @@ type Resource struct {
 	// object": strategic merge patch is then refused (415, as kube does for
 	// custom resources) and apply treats every list as atomic.
 	Schema *schema.Schema
+	// OpenAPI, when set, is what the OpenAPI v3 documents publish for the
+	// resource instead of Schema's JSON form: named definitions joined by
+	// $ref, as kube publishes its built-in kinds (package builtin sets
+	// it), so that kubectl explain prints type names and enums. Schema
+	// still validates, merges and prunes.
+	OpenAPI *OpenAPIDefinitions
 	// Strategy holds the resource's hooks.
 	Strategy Strategy
 

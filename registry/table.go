@@ -21,8 +21,12 @@ type Column struct {
 	// printers declare their Age columns "string" though they show ages,
 	// as a "date" column does.
 	DeclaredType string
-	Format       string // OpenAPI format hint, e.g. "int32" or "name"
-	Description  string
+	// Format is the OpenAPI format hint, e.g. "int32" or "name". A
+	// column of format "name" holds the object's name: the table then
+	// has no NAME column of its own before Columns (kube's events put
+	// NAME last, in -o wide).
+	Format      string
+	Description string
 	// Priority 0 columns are shown by kubectl get; higher ones with -o wide.
 	Priority int32
 	// JSONPath selects the value, e.g. ".spec.replicas" or
@@ -106,10 +110,23 @@ func (r *Registry) buildTable(res *Resource, t negotiate.Target, include string,
 	return tb, nil
 }
 
+// namesItself reports whether a column of the resource holds the name.
+func (r *Resource) namesItself() bool {
+	for _, c := range r.Columns {
+		if c.Format == "name" {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *Resource) columnDefs() []table.ColumnDefinition {
 	defs := []table.ColumnDefinition{table.Name}
 	if len(r.Columns) == 0 {
 		return append(defs, table.Created)
+	}
+	if r.namesItself() {
+		defs = defs[:0]
 	}
 	for _, c := range r.Columns {
 		typ := c.Type
@@ -135,6 +152,9 @@ func (r *Resource) cells(obj Object, now time.Time) []any {
 			created = "0001-01-01T00:00:00Z"
 		}
 		return append(cells, created)
+	}
+	if r.namesItself() {
+		cells = cells[:0]
 	}
 	for _, c := range r.Columns {
 		if c.Value != nil {

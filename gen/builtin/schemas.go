@@ -8,6 +8,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	kubeopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 )
 
 // The schemas come from the OpenAPI v3 documents kube-apiserver serves,
@@ -22,6 +27,21 @@ import (
 //	Quantity (oneOf string, number)             →  no type: any scalar
 //	RawExtension (type object)                  →  x-kubernetes-preserve-unknown-fields: true
 //	x-kubernetes-group-version-kind, -unions    →  dropped (kapi's OpenAPI adds the first)
+//
+// The committed documents lack what kube-apiserver adds when it serves
+// them: the values of k8s.io/api's +enum types. Those come from the
+// definitions kube-apiserver is built with (k8s.io/kubernetes
+// pkg/generated/openapi): a property (or its items) whose definition has
+// an enum takes that enum and its description, which ends with the
+// values' meanings ("Possible enum values: ..."), as kube serves it:
+//
+//	Container.imagePullPolicy: {type: string, description: "Image pull
+//	policy. ...\n\nPossible enum values:\n - `\"Always\"` means ...",
+//	enum: [Always, IfNotPresent, Never]}
+//
+// The builtin package publishes enums in its OpenAPI documents only; it
+// does not validate them (kube validates those fields in Go, with its
+// own messages).
 
 // specDir finds api/openapi-spec and api/discovery in the k8s.io/kubernetes module.
 func loadDoc(dir, name string) (map[string]any, error) {
@@ -79,7 +99,34 @@ func schemaDefs(kube string, types map[string]reflect.Type) (map[string]any, map
 			return nil, nil, err
 		}
 	}
+	for _, p := range publishedOnly {
+		d, err := loadDoc(filepath.Join(kube, "api/openapi-spec/v3"), openAPIFile(p.group, p.version))
+		if err != nil {
+			return nil, nil, err
+		}
+		schemas := d["components"].(map[string]any)["schemas"].(map[string]any)
+		for _, kind := range p.kinds {
+			if err := collect(schemas, p.prefix+"."+p.version+"."+kind, defs, types); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	return defs, names, nil
+}
+
+// publishedOnly are the definitions of the kinds the registry serves
+// itself (namespaces, configmaps, RBAC, reviews, webhook
+// configurations), which its OpenAPI documents publish from the builtin
+// package's definitions (registry.Options.Definitions).
+var publishedOnly = []struct {
+	group, version, prefix string
+	kinds                  []string
+}{
+	{"", "v1", "io.k8s.api.core", []string{"Namespace", "ConfigMap"}},
+	{"rbac.authorization.k8s.io", "v1", "io.k8s.api.rbac", []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}},
+	{"authorization.k8s.io", "v1", "io.k8s.api.authorization", []string{"SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview", "LocalSubjectAccessReview"}},
+	{"authentication.k8s.io", "v1", "io.k8s.api.authentication", []string{"SelfSubjectReview", "TokenReview"}},
+	{"admissionregistration.k8s.io", "v1", "io.k8s.api.admissionregistration", []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}},
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }
@@ -108,6 +155,9 @@ func collect(schemas map[string]any, name string, defs map[string]any, types map
 	}
 	out, err := rewrite(s, &refs, name)
 	if err != nil {
+		return err
+	}
+	if err := addEnums(out, name); err != nil {
 		return err
 	}
 	if t, ok := types[name]; ok {
@@ -171,6 +221,48 @@ func rewrite(s map[string]any, refs *[]string, path string) (map[string]any, err
 		}
 	}
 	return out, nil
+}
+
+// servedDefinitions are the OpenAPI definitions kube-apiserver is built
+// with, by name.
+var servedDefinitions = sync.OnceValue(func() map[string]common.OpenAPIDefinition {
+	return kubeopenapi.GetOpenAPIDefinitions(func(path string) spec.Ref {
+		return spec.MustCreateRef(refPrefix + path)
+	})
+})
+
+// addEnums gives the properties of definition name (and their items) the
+// enums, and the descriptions listing them, of the definition kube serves.
+func addEnums(def map[string]any, name string) error {
+	served, ok := servedDefinitions()[name]
+	if !ok {
+		return nil
+	}
+	props, _ := def["properties"].(map[string]any)
+	for pname, ps := range served.Schema.Properties {
+		p, ok := props[pname].(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: property %s is served but not committed", name, pname)
+		}
+		enum(p, &ps)
+		if ps.Items != nil && ps.Items.Schema != nil {
+			if items, ok := p["items"].(map[string]any); ok {
+				enum(items, ps.Items.Schema)
+			}
+		}
+	}
+	return nil
+}
+
+// enum copies s's enum and description to node when s has an enum.
+func enum(node map[string]any, s *spec.Schema) {
+	if len(s.Enum) == 0 {
+		return
+	}
+	node["enum"] = slices.Clone(s.Enum)
+	if s.Description != "" {
+		node["description"] = s.Description
+	}
 }
 
 // kindName is the Go type name of a kind's object.

@@ -46,7 +46,8 @@ func ConfigMaps() *registry.Resource {
 		ShortNames: []string{"cm"}, Namespaced: true,
 		Protobuf: protobuf.ConfigMap,
 		Schema:   schema.ConfigMap(),
-		Strategy: builtin.ConfigMapStrategy(), // kube's key and immutability rules
+		OpenAPI:  builtin.OpenAPI("io.k8s.api.core.v1.ConfigMap"), // kube's text for kubectl explain
+		Strategy: builtin.ConfigMapStrategy(),                     // kube's key and immutability rules
 		Columns:  builtin.ConfigMapColumns(),
 	}
 }
@@ -112,6 +113,9 @@ func New(opts Options) (*registry.Registry, error) {
 	}
 	if ro.Storage == nil {
 		ro.Storage = memory.New(memory.Options{})
+	}
+	if ro.Definitions == nil {
+		ro.Definitions = builtin.Definitions
 	}
 	if ro.ResolveWebhookService == nil {
 		ro.ResolveWebhookService = LoopbackServices

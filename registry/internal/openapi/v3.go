@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,6 +19,12 @@ type Resource struct {
 	Scale      bool           // has the scale subresource
 	Protobuf   bool           // reads and writes protobuf
 	Schema     *schema.Schema // the whole object's; nil for any object
+	// Definition, when set, is the name of the resource's schema among
+	// Definitions (which returns named definitions in kube's published
+	// form), published in place of Schema with every definition it
+	// reaches by $ref; when Definitions has no such name, Schema is.
+	Definition  string
+	Definitions func() map[string]map[string]any
 }
 
 // GroupVersion is one group version and its resources.
@@ -37,7 +44,10 @@ func path(group, version string) string {
 	return "apis/" + group + "/" + version
 }
 
-const objectMetaRef = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+const (
+	objectMetaName = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+	objectMetaRef  = "#/components/schemas/" + objectMetaName
+)
 
 // schemaName is the components key of a kind: "com.example.v1.Widget".
 func (res *Resource) schemaName() string {
@@ -55,13 +65,18 @@ func (res *Resource) schemaName() string {
 func V3(gitVersion string, gv GroupVersion) map[string]any {
 	paths := map[string]any{}
 	schemas := map[string]any{
-		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": objectMetaSchema(),
+		objectMetaName: objectMetaSchema(),
 	}
 	for i := range gv.Resources {
 		res := &gv.Resources[i]
 		gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
 		ref := map[string]any{"$ref": "#/components/schemas/" + res.schemaName()}
-		schemas[res.schemaName()] = kindSchema(res, gvk)
+		if res.Definition != "" && res.Definitions()[res.Definition] != nil {
+			ref["$ref"] = "#/components/schemas/" + res.Definition
+			addDefinitions(schemas, res, gvk)
+		} else {
+			schemas[res.schemaName()] = kindSchema(res, gvk)
+		}
 		base := "/" + gv.Path() + "/"
 		if res.Namespaced {
 			base += "namespaces/{namespace}/"
@@ -130,3 +145,41 @@ func objectMetaSchema() map[string]any {
 	m["description"] = "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create."
 	return m
 }
+
+// addDefinitions adds res's definition, with its group-version-kind, and
+// every definition it reaches by $ref to schemas. Definitions are shared
+// between documents: the kind's is copied before it is marked, the
+// others are published as they are.
+func addDefinitions(schemas map[string]any, res *Resource, gvk map[string]any) {
+	defs := res.Definitions()
+	kind := maps.Clone(defs[res.Definition])
+	kind["x-kubernetes-group-version-kind"] = []any{gvk}
+	schemas[res.Definition] = kind
+	todo, seen := []any{kind}, map[string]bool{res.Definition: true}
+	for len(todo) > 0 {
+		n := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		switch n := n.(type) {
+		case map[string]any:
+			for k, v := range n {
+				name, ok := strings.CutPrefix(asString(v), "#/components/schemas/")
+				if k != "$ref" || !ok {
+					todo = append(todo, v)
+					continue
+				}
+				if seen[name] {
+					continue
+				}
+				seen[name] = true
+				if d, ok := defs[name]; ok { // kube's ObjectMeta replaces kapi's
+					schemas[name] = d
+					todo = append(todo, d)
+				}
+			}
+		case []any:
+			todo = append(todo, n...)
+		}
+	}
+}
+
+func asString(v any) string { s, _ := v.(string); return s }
