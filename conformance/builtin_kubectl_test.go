@@ -176,15 +176,7 @@ series: {count: 2, lastObservedTime: "2026-01-03T00:10:00.000000Z"}
 		t.Run(strings.Join(c, " "), func(t *testing.T) {
 			var outs []string
 			for _, s := range sides {
-				out, stderr, err := s.k.run(c...)
-				// kube-apiserver answers 503 for a group version's OpenAPI
-				// v3 (explain reads it) for a moment whenever a CRD changes,
-				// which the tests running beside this one do: retry that
-				// alone, bounded.
-				for deadline := time.Now().Add(time.Minute); err != nil && strings.Contains(fmt.Sprint(err, stderr), "currently unable to handle the request") && time.Now().Before(deadline); {
-					time.Sleep(500 * time.Millisecond)
-					out, stderr, err = s.k.run(c...)
-				}
+				out, stderr, err := s.k.runPast503(c...)
 				if err != nil {
 					t.Fatalf("%s: %v\n%s", s.name, err, stderr)
 				}

@@ -102,6 +102,19 @@ func (k *kubectl) run(args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
+// runPast503 is run, retried (bounded) while kubectl reports a 503:
+// kube-apiserver answers 503 for a group version's OpenAPI v3 (explain
+// reads it) for a moment whenever a CRD changes, which tests running
+// beside the caller do on the shared kube-apiserver.
+func (k *kubectl) runPast503(args ...string) (stdout, stderr string, err error) {
+	stdout, stderr, err = k.run(args...)
+	for deadline := time.Now().Add(time.Minute); err != nil && strings.Contains(fmt.Sprint(err, stderr), "currently unable to handle the request") && time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		stdout, stderr, err = k.run(args...)
+	}
+	return stdout, stderr, err
+}
+
 // mustRun runs kubectl and fails the test on error; it returns stdout.
 func (k *kubectl) mustRun(t *testing.T, args ...string) string {
 	t.Helper()

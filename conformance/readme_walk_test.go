@@ -49,7 +49,7 @@ func TestREADMEWalkAsKube(t *testing.T) {
 				// keeps it Terminating: kubectl would wait for ever.
 				args = append(args, "--wait=false")
 			}
-			out, stderr, err := s.k.run(args...)
+			out, stderr, err := s.k.runPast503(args...)
 			if (err != nil) != step.fails {
 				t.Fatalf("%s: %s: error %v, want one: %v\n%s", s.name, line, err, step.fails, stderr)
 			}
