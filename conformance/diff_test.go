@@ -730,6 +730,7 @@ var (
 	generateNamePattern = regexp.MustCompile(`"generateName":\s*"([^"]+)"`)
 	// A quoted number in a YAML text (a resourceVersion).
 	quotedNumberPattern = regexp.MustCompile(`"\d+"`)
+	yamlAgePattern      = regexp.MustCompile(`(?m)^(\s*- )\d+[smhdy]$`)
 	// The current revision a "Too large resource version" names.
 	currentRVPattern = regexp.MustCompile(`(Too large resource version: \d+, current: )\d+`)
 )
@@ -881,6 +882,7 @@ func (n *diffNormalizer) walk(v any, key string) any {
 			return "TIME"
 		case key == "yamlText":
 			x = quotedNumberPattern.ReplaceAllString(x, `"N"`)
+			x = yamlAgePattern.ReplaceAllString(x, "${1}AGE") // a Table's Age cells, as maskAges
 		}
 		for name, gen := range n.names {
 			x = strings.ReplaceAll(x, name, gen)
