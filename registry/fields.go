@@ -2,9 +2,11 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,6 +137,9 @@ func Warn(ctx context.Context, msg string) {
 // the schema's defaults filled in.
 func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, refuse func(string) error) error {
 	problems := append(o.duplicates, unknownFields(res, obj)...)
+	if o.order != nil {
+		inDocumentOrder(problems, o.order)
+	}
 	if err := strictProblems(ctx, o, problems, refuse); err != nil {
 		return err
 	}
@@ -142,6 +147,24 @@ func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, r
 		res.Schema.ApplyDefaults(map[string]any(obj))
 	}
 	return nil
+}
+
+// inDocumentOrder sorts strict decoding problems (`unknown field "a.b"`,
+// `duplicate field "c"`) by where their fields are in the body, as kube's
+// strict decoder meets them in a built-in kind's body; problems whose
+// field order does not know keep their place after the others.
+func inDocumentOrder(problems []string, order map[string]int) {
+	at := func(p string) int {
+		if i := strings.IndexByte(p, '"'); i >= 0 {
+			if f, err := strconv.Unquote(p[i:]); err == nil {
+				if n, ok := order[f]; ok {
+					return n
+				}
+			}
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(problems, func(a, b string) int { return cmp.Compare(at(a), at(b)) })
 }
 
 // patchedInvalid is kube's 422 for a patched object with unknown or

@@ -35,6 +35,13 @@ type writeOptions struct {
 	// ("" is Warn); duplicates are the body's duplicate-field problems.
 	fieldValidation string
 	duplicates      []string
+	// decodeErr is kube's 400 for a built-in kind's body of another kind
+	// (kindMismatch) or that its Go types cannot hold (gojson.Check),
+	// which normalise returns before anything else; order numbers the
+	// body's fields (gojson.Positions), kept under Strict for a built-in
+	// kind to list unknown and duplicate fields as kube does.
+	decodeErr error
+	order     map[string]int
 }
 
 // toStorage is the storage form of obj.
@@ -110,7 +117,13 @@ type normalisation struct {
 // (as n.o.fieldValidation says), its namespace (the request's) and its
 // name (the URL's).
 func normalise(ctx context.Context, res *Resource, obj Object, n normalisation) error {
+	if n.o.decodeErr != nil {
+		return n.o.decodeErr
+	}
 	if err := checkTypeMeta(res, obj); err != nil {
+		return err
+	}
+	if err := checkMetadata(res, obj); err != nil {
 		return err
 	}
 	if err := checkResourceVersionType(res, obj); err != nil {

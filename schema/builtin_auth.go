@@ -51,7 +51,7 @@ type clusterRole struct {
 	Rules           []policyRule `json:"rules,omitempty" listType:"atomic"`
 	AggregationRule *struct {
 		ClusterRoleSelectors []labelSelector `json:"clusterRoleSelectors,omitempty" listType:"atomic" mapType:"atomic"`
-	} `json:"aggregationRule,omitempty"`
+	} `json:"aggregationRule,omitempty" goType:"v1.AggregationRule"`
 }
 
 type roleBinding struct {
