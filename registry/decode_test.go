@@ -94,3 +94,40 @@ func TestKindMismatch(t *testing.T) {
 		})
 	}
 }
+
+// TestPutUIDPrecondition: a PUT's metadata.uid is a precondition, kube's
+// 409 naming the storage key when it is not the object's.
+func TestPutUIDPrecondition(t *testing.T) {
+	s := newServer(t)
+	created := s.must(201, "POST", widgetsPath, widget("a", nil, map[string]any{"color": "red"}))
+	uid := str(created, "metadata.uid")
+	other := "00000000-0000-0000-0000-000000000001"
+	tests := []struct {
+		name string
+		uid  string
+		code int
+		msg  string
+	}{
+		{"no uid", "", 200, ""},
+		{"the object's uid", uid, 200, ""},
+		{"another uid", other, 409, `Operation cannot be fulfilled on widgets.example.com "a": StorageError: invalid object, Code: 4, Key: /example.com/widgets/default/a, ResourceVersion: 0, ` +
+			`AdditionalErrorMsg: Precondition failed: UID in precondition: ` + other + `, UID in object meta: ` + uid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := widget("a", nil, map[string]any{"color": "blue"})
+			if tt.uid != "" {
+				w["metadata"].(map[string]any)["uid"] = tt.uid
+			}
+			r := s.do("PUT", widgetsPath+"/a", w)
+			if r.code != tt.code {
+				t.Fatalf("got %d %s; want %d", r.code, r.body, tt.code)
+			}
+			if tt.msg != "" {
+				if got := str(r.obj(t), "message"); got != tt.msg {
+					t.Errorf("message %q; want %q", got, tt.msg)
+				}
+			}
+		})
+	}
+}

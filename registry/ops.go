@@ -181,6 +181,12 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 			if want != 0 && want != cur.Revision {
 				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
 			}
+			if uid := obj.UID(); uid != "" && old != nil && uid != old.UID() {
+				// A PUT's uid is kube's storage precondition (a patch's is
+				// a field that may not change: prepareUpdate's 422).
+				return nil, errConflict(res, name, fmt.Sprintf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
+					res.kubeKey(ns, name), uid, old.UID()))
+			}
 			return attemptCopy(res, obj, hooks), nil
 		}})
 }
@@ -410,4 +416,19 @@ func toStatusOrNil(err error, res *Resource, name string) error {
 		return nil
 	}
 	return toStatus(err, res, name)
+}
+
+// kubeKey is the key kube-apiserver's storage errors name for an object,
+// below its etcd prefix: /<resource>/<namespace>/<name> for a built-in
+// kind (one with a protobuf message), with the group first for others
+// (kube serves them as custom resources).
+func (res *Resource) kubeKey(ns, name string) string {
+	key := "/" + res.Plural + "/"
+	if res.Protobuf == nil && res.Group != "" {
+		key = "/" + res.Group + key
+	}
+	if res.Namespaced {
+		key += ns + "/"
+	}
+	return key + name
 }
