@@ -1,6 +1,8 @@
 package registry_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kapi-dev/kapi/schema"
@@ -126,6 +128,52 @@ func TestPutUIDPrecondition(t *testing.T) {
 			if tt.msg != "" {
 				if got := str(r.obj(t), "message"); got != tt.msg {
 					t.Errorf("message %q; want %q", got, tt.msg)
+				}
+			}
+		})
+	}
+}
+
+// TestNullsAndEmpties: a custom resource's nulls its schema does not
+// allow are dropped, and so are metadata's nulls and empty maps and
+// lists, before validation and the field manager, as kube's decoder does.
+func TestNullsAndEmpties(t *testing.T) {
+	g := gadgets(t)
+	g.Custom = true
+	s := newServer(t, g)
+	tests := []struct {
+		name string
+		body string
+		want string // the created object's metadata and spec, as JSON
+	}{
+		{"null field", `{"metadata":{"name":"a"},"spec":{"size":2,"extra":null}}`,
+			`{"labels":null,"spec":{"color":"red","size":2}}`},
+		{"null labels", `{"metadata":{"name":"b","labels":null,"annotations":{},"finalizers":[]},"spec":{"size":2}}`,
+			`{"labels":null,"spec":{"color":"red","size":2}}`},
+		{"labels kept", `{"metadata":{"name":"c","labels":{"x":"y"}},"spec":{"size":2}}`,
+			`{"labels":{"x":"y"},"spec":{"color":"red","size":2}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"apiVersion":"example.com/v1","kind":"Gadget",` + tt.body[1:]
+			r := s.do("POST", gadgetsPath, body)
+			if r.code != 201 {
+				t.Fatalf("got %d %s; want 201", r.code, r.body)
+			}
+			obj := r.obj(t)
+			md := obj["metadata"].(map[string]any)
+			for _, k := range []string{"annotations", "finalizers"} {
+				if v, ok := md[k]; ok {
+					t.Errorf("metadata.%s = %v; want it dropped", k, v)
+				}
+			}
+			got, _ := json.Marshal(map[string]any{"labels": md["labels"], "spec": obj["spec"]})
+			if string(got) != tt.want {
+				t.Errorf("got %s; want %s", got, tt.want)
+			}
+			for _, mf := range md["managedFields"].([]any) {
+				if f, _ := json.Marshal(mf); strings.Contains(string(f), "f:annotations") || strings.Contains(string(f), "f:extra") {
+					t.Errorf("managedFields %s own a dropped field", f)
 				}
 			}
 		})

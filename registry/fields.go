@@ -133,8 +133,10 @@ func Warn(ctx context.Context, msg string) {
 
 // asDecoded does to a write's object what kube's decoder does to a custom
 // resource's body: unknown fields are pruned (and, with duplicates,
-// handled as o.fieldValidation says, refuse making the Strict error) and
-// the schema's defaults filled in.
+// handled as o.fieldValidation says, refuse making the Strict error),
+// metadata's empty values dropped, a custom resource's nulls its schema
+// does not allow pruned (schema.PruneNulls) and the schema's defaults
+// filled in.
 func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, refuse func(string) error) error {
 	problems := append(o.duplicates, unknownFields(res, obj)...)
 	if o.order != nil {
@@ -143,10 +145,37 @@ func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, r
 	if err := strictProblems(ctx, o, problems, refuse); err != nil {
 		return err
 	}
+	dropEmptyMeta(obj)
+	if res.Custom && res.Schema != nil {
+		res.Schema.PruneNulls(map[string]any(obj))
+	}
 	if res.defaults { // without defaults, ApplyDefaults changes nothing
 		res.Schema.ApplyDefaults(map[string]any(obj))
 	}
 	return nil
+}
+
+// dropEmptyMeta removes from obj's metadata the nulls and the empty maps
+// and lists, as kube's decoding into its ObjectMeta (every field
+// omitempty) does:
+//
+//	{"name": "a", "labels": {}, "finalizers": [], "annotations": null}  →  {"name": "a"}
+func dropEmptyMeta(obj Object) {
+	meta, _ := obj["metadata"].(map[string]any)
+	for k, v := range meta {
+		switch v := v.(type) {
+		case nil:
+			delete(meta, k)
+		case map[string]any:
+			if len(v) == 0 {
+				delete(meta, k)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(meta, k)
+			}
+		}
+	}
 }
 
 // inDocumentOrder sorts strict decoding problems (`unknown field "a.b"`,
