@@ -134,9 +134,9 @@ func Warn(ctx context.Context, msg string) {
 // asDecoded does to a write's object what kube's decoder does to a custom
 // resource's body: unknown fields are pruned (and, with duplicates,
 // handled as o.fieldValidation says, refuse making the Strict error),
-// metadata's empty values dropped, a custom resource's nulls its schema
-// does not allow pruned (schema.PruneNulls) and the schema's defaults
-// filled in.
+// metadata's empty values dropped, a custom resource's or built-in
+// kind's nulls its schema does not allow pruned (schema.PruneNulls) and
+// the schema's defaults filled in.
 func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, refuse func(string) error) error {
 	problems := append(o.duplicates, unknownFields(res, obj)...)
 	if o.order != nil {
@@ -146,7 +146,8 @@ func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, r
 		return err
 	}
 	dropEmptyMeta(obj)
-	if res.Custom && res.Schema != nil {
+	if (res.Custom || res.Protobuf != nil) && res.Schema != nil {
+		// A built-in kind's Go decoder leaves a null field unset too.
 		res.Schema.PruneNulls(map[string]any(obj))
 	}
 	if res.defaults { // without defaults, ApplyDefaults changes nothing
