@@ -201,6 +201,9 @@ func validateSpecReplicas(res *Resource, obj Object) []FieldError {
 		return nil
 	}
 	path := res.Scale.SpecReplicasPath
+	if err := accessorError(obj, path); err != nil {
+		return []FieldError{*err}
+	}
 	v, ok := obj.lookup(path)
 	if !ok || v == nil {
 		return nil
@@ -228,6 +231,42 @@ func validateSpecReplicas(res *Resource, obj Object) []FieldError {
 		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: i, Detail: "should be a non-negative integer"}}
 	case i > math.MaxInt32:
 		return []FieldError{{Type: "FieldValueInvalid", Field: path, Value: i, Detail: fmt.Sprintf("should be less than or equal to %d", math.MaxInt32)}}
+	}
+	return nil
+}
+
+// accessorError is kube's error (unstructured.NestedFieldNoCopy's) for a
+// replicas path that goes through a value that is not an object:
+//
+//	path .spec.replicas, {"spec": [1]}  →  .spec.replicas: Invalid value: 0:
+//	  .spec.replicas accessor error: [1] is of the type []interface {}, expected map[string]interface{}
+func accessorError(obj Object, path string) *FieldError {
+	fields := strings.Split(strings.TrimPrefix(path, "."), ".")
+	var cur any = map[string]any(obj)
+	for i, f := range fields {
+		if cur == nil {
+			return nil
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			typ := "[]interface {}"
+			switch cur.(type) {
+			case string:
+				typ = "string"
+			case json.Number:
+				typ = "int64"
+				if _, err := cur.(json.Number).Int64(); err != nil {
+					typ = "float64"
+				}
+			case bool:
+				typ = "bool"
+			}
+			return &FieldError{Type: "FieldValueInvalid", Field: path, Value: int64(0), Detail: fmt.Sprintf("%s accessor error: %v is of the type %s, expected map[string]interface{}",
+				"."+strings.Join(fields[:i+1], "."), cur, typ)}
+		}
+		if cur, ok = m[f]; !ok {
+			return nil
+		}
 	}
 	return nil
 }
