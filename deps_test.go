@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree",
 		"registry/internal/negotiate", "registry/internal/jsonobj", "registry/internal/stream", "registry/internal/table",
 		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc", "registry/internal/deleteopts",
-		"registry/request", "registry/authn", "registry/authz", "registry/authz/rbac", "registry/admission", "registry/admission/webhook"},
+		"registry/internal/gojson", "registry/request", "registry/authn", "registry/authz", "registry/authz/rbac", "registry/admission", "registry/admission/webhook"},
 	// registry's stages with no need of its types (DESIGN.md: split along
 	// the request path); none imports registry.
 	"registry/internal/openapi":    {"schema"},                                      // the OpenAPI v2 and v3 documents
@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"registry/internal/discovery":  {},                                              // the discovery documents
 	"registry/internal/jsonobj":    {"rv", "internal/jsontree", "internal/jsonval"}, // the JSON forms of an object
 	"registry/internal/deleteopts": {"registry/internal/jsonobj"},                   // DELETE's DeleteOptions
+	"registry/internal/gojson":     {"schema"},                                      // a body against Go types, encoding/json's errors
 	// watch-stream framing and batching
 	"registry/internal/stream": {"watch", "codec/protobuf", "codec/cbor", "registry/internal/negotiate"},
 	// The request pipeline's exported stages, which users implement or
