@@ -250,12 +250,12 @@ func accessorError(obj Object, path string) *FieldError {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			typ := "[]interface {}"
-			switch cur.(type) {
+			switch c := cur.(type) {
 			case string:
 				typ = "string"
 			case json.Number:
 				typ = "int64"
-				if _, err := cur.(json.Number).Int64(); err != nil {
+				if _, err := c.Int64(); err != nil {
 					typ = "float64"
 				}
 			case bool:
