@@ -26,3 +26,12 @@ func (validatingWebhook) GoTypeName() string              { return "v1.Validatin
 func (mutatingWebhook) GoTypeName() string                { return "v1.MutatingWebhook" }
 func (validatingWebhookConfiguration) GoTypeName() string { return "v1.ValidatingWebhookConfiguration" }
 func (mutatingWebhookConfiguration) GoTypeName() string   { return "v1.MutatingWebhookConfiguration" }
+func (resourceAttributes) GoTypeName() string             { return "v1.ResourceAttributes" }
+func (nonResourceAttributes) GoTypeName() string          { return "v1.NonResourceAttributes" }
+func (subjectAccessReviewStatus) GoTypeName() string      { return "v1.SubjectAccessReviewStatus" }
+func (subjectAccessReview) GoTypeName() string            { return "v1.SubjectAccessReview" }
+func (selfSubjectAccessReview) GoTypeName() string        { return "v1.SelfSubjectAccessReview" }
+func (selfSubjectRulesReview) GoTypeName() string         { return "v1.SelfSubjectRulesReview" }
+func (userInfo) GoTypeName() string                       { return "v1.UserInfo" }
+func (selfSubjectReview) GoTypeName() string              { return "v1.SelfSubjectReview" }
+func (tokenReview) GoTypeName() string                    { return "v1.TokenReview" }

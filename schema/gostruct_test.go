@@ -178,6 +178,8 @@ func TestForGoType(t *testing.T) {
 		{"GoTypeName method", ConfigMap(), "v1.ConfigMap"},
 		{"ObjectMeta", ConfigMap().Properties["metadata"], "v1.ObjectMeta"},
 		{"anonymous mirror", Namespace().Properties["spec"], "v1.NamespaceSpec"},
+		{"every mirror names its type", TokenReview(), "v1.TokenReview"},
+		{"a mirror of two types", LocalSubjectAccessReview(), "v1.LocalSubjectAccessReview"},
 		{"scalar", s.Properties["in"].Properties["n"], ""},
 	}
 	for _, tt := range tests {
