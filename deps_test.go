@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree",
 		"registry/internal/negotiate", "registry/internal/jsonobj", "registry/internal/stream", "registry/internal/table",
 		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc", "registry/internal/deleteopts",
-		"registry/request", "registry/authn", "registry/authz", "registry/authz/rbac", "registry/admission", "registry/admission/webhook"},
+		"registry/internal/gojson", "registry/request", "registry/authn", "registry/authz", "registry/authz/rbac", "registry/admission", "registry/admission/webhook"},
 	// registry's stages with no need of its types (DESIGN.md: split along
 	// the request path); none imports registry.
 	"registry/internal/openapi":    {"schema"},                                      // the OpenAPI v2 and v3 documents
@@ -46,13 +46,15 @@ var allowed = map[string][]string{
 	"registry/internal/discovery":  {},                                              // the discovery documents
 	"registry/internal/jsonobj":    {"rv", "internal/jsontree", "internal/jsonval"}, // the JSON forms of an object
 	"registry/internal/deleteopts": {"registry/internal/jsonobj"},                   // DELETE's DeleteOptions
+	"registry/internal/gojson":     {"schema"},                                      // a body against Go types, encoding/json's errors
+	"registry/internal/review":     {},                                              // delegating reviews' POST and answer cache
 	// watch-stream framing and batching
 	"registry/internal/stream": {"watch", "codec/protobuf", "codec/cbor", "registry/internal/negotiate"},
 	// The request pipeline's exported stages, which users implement or
 	// call; none imports registry.
 	"registry/request":           {},                                                                                                                  // a request's Info (verb, resource, …) and User
-	"registry/authn":             {"registry/request"},                                                                                                // authenticators: tokens, client certificates, front proxy, anonymous
-	"registry/authz":             {"registry/request"},                                                                                                // the Authorizer interface, allow-all, unions
+	"registry/authn":             {"registry/request", "registry/internal/review"},                                                                    // authenticators: tokens, client certificates, front proxy, anonymous
+	"registry/authz":             {"registry/request", "registry/internal/review"},                                                                    // the Authorizer interface, allow-all, unions
 	"registry/authz/rbac":        {"registry/request", "registry/authz"},                                                                              // kube's RBAC rules, indexed by subject
 	"registry/admission":         {"registry/request"},                                                                                                // admission hooks and their chain
 	"registry/admission/webhook": {"codec", "registry/request", "registry/admission", "registry/authz", "registry/authz/rbac", "internal/validation"}, // calling admission webhooks (matchConditions ask the authorizer)

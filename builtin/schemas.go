@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/kapi-dev/kapi/schema"
@@ -94,6 +95,14 @@ func (l *linker) def(name string) (*schema.Schema, error) {
 	s, err := l.node(m, name)
 	if err != nil {
 		return nil, err
+	}
+	if s.Type == "object" && len(s.Properties) > 0 {
+		// The Go type kube decodes it into, for encoding/json's wording of
+		// a decode error: io.k8s.api.core.v1.PodSpec is v1.PodSpec.
+		parts := strings.Split(name, ".")
+		if len(parts) >= 2 {
+			s.GoType = parts[len(parts)-2] + "." + parts[len(parts)-1]
+		}
 	}
 	l.built[name] = s
 	if name == quantityDef {

@@ -733,6 +733,9 @@ var (
 	yamlAgePattern      = regexp.MustCompile(`(?m)^(\s*- )\d+[smhdy]$`)
 	// The current revision a "Too large resource version" names.
 	currentRVPattern = regexp.MustCompile(`(Too large resource version: \d+, current: )\d+`)
+	// The etcd prefix of the reference (kubeapiserver's default), which a
+	// storage error's key starts with: kapi's keys have none.
+	etcdPrefixPattern = regexp.MustCompile(`(Key: )/kapi-reference/[^/,]+`)
 )
 
 // clone is a copy of n, to normalise an answer again from the same state.
@@ -891,6 +894,7 @@ func (n *diffNormalizer) walk(v any, key string) any {
 			x = re.ReplaceAllStringFunc(x, func(s string) string { return s[:len(s)-5] + "GEN" })
 		}
 		x = currentRVPattern.ReplaceAllString(x, "${1}RV")
+		x = etcdPrefixPattern.ReplaceAllString(x, "${1}")
 		return normalizeMessage(x)
 	}
 	return v

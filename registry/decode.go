@@ -17,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/codec/cbor"
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/internal/gojson"
 	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 )
@@ -136,6 +137,11 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 	} else {
 		obj, err = decodeBody(f, res.Protobuf, b)
 	}
+	if err != nil && res.Protobuf != nil && f == negotiate.JSON && bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		// Go's decoder reads null into a built-in kind's struct as
+		// nothing: an empty object, which validation then refuses.
+		obj, err = Object{}, nil
+	}
 	if err != nil {
 		var typeMeta struct {
 			APIVersion string `json:"apiVersion,omitempty"`
@@ -150,6 +156,26 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 			return nil, unrecognized(res, b, strings.TrimPrefix(err.Error(), "codec: invalid YAML: "))
 		}
 		return nil, errBadRequest("the request body is not a valid object: %v", err)
+	}
+	if res.Protobuf != nil && res.Schema != nil && (f == negotiate.JSON || f == negotiate.YAML) {
+		// A built-in kind (kube decodes it into its Go type).
+		text := func() ([]byte, error) {
+			if f == negotiate.YAML {
+				return codec.YAMLToJSON(b)
+			}
+			return b, nil
+		}
+		o.decodeErr = r.kindMismatch(res, obj)
+		if o.decodeErr == nil {
+			if err := gojson.Check(res.Schema, map[string]any(obj), text); err != nil {
+				o.decodeErr = cannotHandle(res)(err.Error())
+			}
+		}
+		if o.fieldValidation == fieldStrict {
+			if j, err := text(); err == nil {
+				o.order = gojson.Positions(j)
+			}
+		}
 	}
 	if _, ok := obj["kind"]; !ok && !res.typedList() && f == negotiate.JSON {
 		// A custom resource's body is decoded as unstructured, which
@@ -234,4 +260,56 @@ func checkRepresentable(res *Resource, obj Object) error {
 		return errBadRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
 	}
 	return nil
+}
+
+// kindMismatch is kube's 400 for a built-in kind's body that names
+// another kind or version: kube's decoder makes the Go type the body
+// names, then fails to convert it to the resource's internal type, or
+// has no type for it. A body without apiVersion or kind takes the
+// resource's; another version of the same kind, which kube would
+// convert, is left to checkTypeMeta.
+//
+//	POST /api/v1/namespaces/ns/configmaps {"apiVersion": "v1", "kind": "Secret"}
+//	→ Secret in version "v1" cannot be handled as a ConfigMap:
+//	  converting (v1.Secret) to (core.ConfigMap): unknown conversion
+func (r *Registry) kindMismatch(res *Resource, obj Object) error {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if av == "" {
+		av = res.GroupVersion()
+	}
+	if kind == "" {
+		kind = res.Kind
+	}
+	if av == res.GroupVersion() && kind == res.Kind {
+		return nil
+	}
+	_, version, found := strings.Cut(av, "/")
+	if !found {
+		version = av
+	}
+	other := r.resourceForKind(av, kind)
+	switch {
+	case other == nil || other.GroupVersion() != av:
+	case other.Group == res.Group && kind == res.Kind:
+		return nil // another served version of the kind (checkTypeMeta)
+	default:
+		return errBadRequest("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
+			kind, version, res.Kind, version, kind, internalPackage(res.Group), res.Kind)
+	}
+	return errBadRequest("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"",
+		kind, version, res.Kind, kind, av)
+}
+
+// internalPackage is the Go package of kube's internal types of a group
+// (k8s.io/kubernetes/pkg/apis/...), which its conversion errors name.
+func internalPackage(group string) string {
+	switch group {
+	case "", "events.k8s.io":
+		return "core"
+	case "internal.apiserver.k8s.io":
+		return "apiserverinternal"
+	}
+	first, _, _ := strings.Cut(group, ".")
+	return first
 }

@@ -103,11 +103,12 @@ func toDeleteOptions(b deleteopts.Options, manager string) (deleteOptions, error
 			o.preconditions.UID = *p.UID
 		}
 		if p.ResourceVersion != nil && *p.ResourceVersion != "" {
-			v, err := rv.Parse(*p.ResourceVersion)
-			if err != nil {
-				return o, errBadRequest("preconditions.resourceVersion: %v", err)
+			// One that is not a revision ("abc") matches no object:
+			// checkPreconditions, comparing strings as kube does, answers
+			// kube's 409 before the store is asked.
+			if v, err := rv.Parse(*p.ResourceVersion); err == nil {
+				o.preconditions.Revision = v
 			}
-			o.preconditions.Revision = v
 		}
 	}
 	return o, nil

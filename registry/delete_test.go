@@ -82,6 +82,8 @@ func TestDeleteOptionsChecks(t *testing.T) {
 				`ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .preconditions]`},
 		{"a resourceVersion precondition of 0", map[string]any{"preconditions": map[string]any{"resourceVersion": "0"}}, 409,
 			`Operation cannot be fulfilled on Widget.example.com "a": the ResourceVersion in the precondition (0) does not match the ResourceVersion in record (…`},
+		{"a resourceVersion precondition that is not a revision", map[string]any{"preconditions": map[string]any{"resourceVersion": "abc"}}, 409,
+			`Operation cannot be fulfilled on Widget.example.com "a": the ResourceVersion in the precondition (abc) does not match the ResourceVersion in record (…`},
 		{"an empty uid precondition", map[string]any{"preconditions": map[string]any{"uid": ""}}, 409,
 			`Operation cannot be fulfilled on Widget.example.com "a": the UID in the precondition () does not match the UID in record (…`},
 	}

@@ -41,9 +41,10 @@
 //
 // The stages with no need of the registry's types live in packages under
 // registry/internal, each with one job: negotiate (the representation of
-// a response), jsonobj (the JSON forms of an object), stream (watch-event
-// framing and batching), table (Table cells and column paths),
-// deleteopts (DeleteOptions), openapi and discovery (the documents), gc
+// a response), jsonobj (the JSON forms of an object), gojson (a built-in
+// kind's body checked against its Go types, in encoding/json's words),
+// stream (watch-event framing and batching), table (Table cells and
+// column paths), deleteopts (DeleteOptions), openapi and discovery (the documents), gc
 // (the garbage collector, through a small interface) and inproc (the
 // in-process RoundTripper of Transport). None imports registry. The
 // stages users implement or call are exported from small packages:

@@ -2,9 +2,11 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,17 +133,68 @@ func Warn(ctx context.Context, msg string) {
 
 // asDecoded does to a write's object what kube's decoder does to a custom
 // resource's body: unknown fields are pruned (and, with duplicates,
-// handled as o.fieldValidation says, refuse making the Strict error) and
+// handled as o.fieldValidation says, refuse making the Strict error),
+// metadata's empty values dropped, a custom resource's or built-in
+// kind's nulls its schema does not allow pruned (schema.PruneNulls) and
 // the schema's defaults filled in.
 func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, refuse func(string) error) error {
 	problems := append(o.duplicates, unknownFields(res, obj)...)
+	if o.order != nil {
+		inDocumentOrder(problems, o.order)
+	}
 	if err := strictProblems(ctx, o, problems, refuse); err != nil {
 		return err
+	}
+	dropEmptyMeta(obj)
+	if (res.Custom || res.Protobuf != nil) && res.Schema != nil {
+		// A built-in kind's Go decoder leaves a null field unset too.
+		res.Schema.PruneNulls(map[string]any(obj))
 	}
 	if res.defaults { // without defaults, ApplyDefaults changes nothing
 		res.Schema.ApplyDefaults(map[string]any(obj))
 	}
 	return nil
+}
+
+// dropEmptyMeta removes from obj's metadata the nulls and the empty maps
+// and lists, as kube's decoding into its ObjectMeta (every field
+// omitempty) does:
+//
+//	{"name": "a", "labels": {}, "finalizers": [], "annotations": null}  →  {"name": "a"}
+func dropEmptyMeta(obj Object) {
+	meta, _ := obj["metadata"].(map[string]any)
+	for k, v := range meta {
+		switch v := v.(type) {
+		case nil:
+			delete(meta, k)
+		case map[string]any:
+			if len(v) == 0 {
+				delete(meta, k)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(meta, k)
+			}
+		}
+	}
+}
+
+// inDocumentOrder sorts strict decoding problems (`unknown field "a.b"`,
+// `duplicate field "c"`) by where their fields are in the body, as kube's
+// strict decoder meets them in a built-in kind's body; problems whose
+// field order does not know keep their place after the others.
+func inDocumentOrder(problems []string, order map[string]int) {
+	at := func(p string) int {
+		if i := strings.IndexByte(p, '"'); i >= 0 {
+			if f, err := strconv.Unquote(p[i:]); err == nil {
+				if n, ok := order[f]; ok {
+					return n
+				}
+			}
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(problems, func(a, b string) int { return cmp.Compare(at(a), at(b)) })
 }
 
 // patchedInvalid is kube's 422 for a patched object with unknown or

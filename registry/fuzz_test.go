@@ -25,6 +25,8 @@ func FuzzWriteBodies(f *testing.F) {
 		`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"a","finalizers":["x/y"]}}`,
 		`[{"op":"add","path":"/spec/x","value":{"a":[1,2]}}]`,
 		`{"metadata":{"name":"a","annotations":{"k":"v"}},"status":null}`,
+		`{"metadata":{"name":"b","labels":{"x":1},"nope":2},"data":{"k":[]},"binaryData":{"b":"%%%"},"extra":1}`,
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"c"}}`,
 		`{"metadata":"x"}`, `null`, `{`, `"str"`, `{"a":1}{"b":2}`,
 	} {
 		f.Add([]byte(seed))
@@ -51,12 +53,16 @@ func FuzzWriteBodies(f *testing.F) {
 	}
 	custom := widgets() // a custom resource's wire behaviour (kube's for CRDs)
 	custom.Plural, custom.Custom = "cwidgets", true
-	for _, res := range []*registry.Resource{widgets(), typed, custom} {
+	builtin := protoConfigMaps() // a built-in kind: its body checked against Go types (gojson)
+	builtin.Schema = schema.ConfigMap()
+	for _, res := range []*registry.Resource{widgets(), typed, custom, builtin} {
 		if err := reg.Register(res); err != nil {
 			f.Fatal(err)
 		}
 	}
 	typedPath := "/apis/example.com/v1/namespaces/default/swidgets"
+	builtinPath := "/apis/proto.example.com/v1/namespaces/default/pconfigmaps"
+	reg.ServeHTTP(httptest.NewRecorder(), request("POST", builtinPath, "application/json", []byte(`{"metadata":{"name":"a"}}`)))
 	reg.ServeHTTP(httptest.NewRecorder(), request("POST", widgetsPath, "application/json", []byte(`{"metadata":{"name":"a"}}`)))
 	reg.ServeHTTP(httptest.NewRecorder(), request("POST", typedPath, "application/json", []byte(`{"metadata":{"name":"a"},"spec":{"ports":[{"port":80,"protocol":"TCP"}]}}`)))
 	customPath := "/apis/example.com/v1/namespaces/default/cwidgets"
@@ -78,6 +84,8 @@ func FuzzWriteBodies(f *testing.F) {
 			request("PATCH", customPath+"/a/scale?fieldManager=fuzz", "application/apply-patch+yaml", body),
 			request("PATCH", widgetsPath+"/a/scale?fieldManager=fuzz&force=true", "application/apply-patch+yaml", body),
 			request("PUT", customPath+"/a/scale", "application/json", body),
+			request("POST", builtinPath+"?fieldValidation=Strict", "application/json", body),
+			request("PUT", builtinPath+"/a", "application/yaml", body),
 		} {
 			w := httptest.NewRecorder()
 			reg.ServeHTTP(w, rq)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 )
 
 // newUID returns an RFC 4122 version 4 UUID.
@@ -57,9 +58,20 @@ func checkTypeMeta(res *Resource, obj Object) error {
 	case kind != res.Kind:
 		return errBadRequest("the kind in the data (%s) does not match the expected kind (%s)", kind, res.Kind)
 	}
-	if _, ok := obj["metadata"]; ok {
-		if _, ok := obj["metadata"].(map[string]any); !ok {
-			return errBadRequest("metadata must be a JSON object")
+	return nil
+}
+
+// checkMetadata refuses a metadata that is not an object, as kube's
+// decoder: a built-in kind's body has been checked whole by then
+// (writeOptions.decodeErr); a custom resource's metadata is decoded into
+// ObjectMeta on its own.
+func checkMetadata(res *Resource, obj Object) error {
+	if m, ok := obj["metadata"]; ok {
+		if _, ok := m.(map[string]any); !ok {
+			if m == nil {
+				return errBadRequest("metadata must be a JSON object")
+			}
+			return cannotHandle(res)("json: cannot unmarshal " + jsonobj.Kind(m) + " into Go value of type v1.ObjectMeta")
 		}
 	}
 	return nil

@@ -37,6 +37,13 @@ type writeOptions struct {
 	// ("" is Warn); duplicates are the body's duplicate-field problems.
 	fieldValidation string
 	duplicates      []string
+	// decodeErr is kube's 400 for a built-in kind's body of another kind
+	// (kindMismatch) or that its Go types cannot hold (gojson.Check),
+	// which normalise returns before anything else; order numbers the
+	// body's fields (gojson.Positions), kept under Strict for a built-in
+	// kind to list unknown and duplicate fields as kube does.
+	decodeErr error
+	order     map[string]int
 }
 
 // toStorage is the storage form of obj.
@@ -112,7 +119,13 @@ type normalisation struct {
 // (as n.o.fieldValidation says), its namespace (the request's) and its
 // name (the URL's).
 func normalise(ctx context.Context, res *Resource, obj Object, n normalisation) error {
+	if n.o.decodeErr != nil {
+		return n.o.decodeErr
+	}
 	if err := checkTypeMeta(res, obj); err != nil {
+		return err
+	}
+	if err := checkMetadata(res, obj); err != nil {
 		return err
 	}
 	if err := checkResourceVersionType(res, obj); err != nil {
@@ -169,6 +182,12 @@ func (r *Registry) update(ctx context.Context, res *Resource, ns, name, sub stri
 			}
 			if want != 0 && want != cur.Revision {
 				return nil, errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
+			}
+			if uid := obj.UID(); uid != "" && old != nil && uid != old.UID() {
+				// A PUT's uid is kube's storage precondition (a patch's is
+				// a field that may not change: prepareUpdate's 422).
+				return nil, errConflict(res, name, fmt.Sprintf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
+					res.kubeKey(ns, name), uid, old.UID()))
 			}
 			return attemptCopy(res, obj, hooks), nil
 		}})
@@ -434,4 +453,19 @@ func toStatusOrNil(err error, res *Resource, name string) error {
 		return nil
 	}
 	return toStatus(err, res, name)
+}
+
+// kubeKey is the key kube-apiserver's storage errors name for an object,
+// below its etcd prefix: /<resource>/<namespace>/<name> for a built-in
+// kind (one with a protobuf message), with the group first for others
+// (kube serves them as custom resources).
+func (res *Resource) kubeKey(ns, name string) string {
+	key := "/" + res.Plural + "/"
+	if res.Protobuf == nil && res.Group != "" {
+		key = "/" + res.Group + key
+	}
+	if res.Namespaced {
+		key += ns + "/"
+	}
+	return key + name
 }

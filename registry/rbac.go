@@ -62,6 +62,20 @@ func validateRules(obj Object, namespaced bool) []FieldError {
 	return errs
 }
 
+// nullRules writes a role's rules as kube answers them: Go's JSON of its
+// Rules, which has no omitempty, and which storage gives back nil when
+// empty. So no rules or an empty list read as null:
+//
+//	{"rules": []}  →  {"rules": null}
+//
+// (the field manager, which runs before, owns rules for the empty list,
+// as kube's does.)
+func nullRules(obj Object) {
+	if l, _ := obj["rules"].([]any); len(l) == 0 {
+		obj["rules"] = nil
+	}
+}
+
 // defaultBinding is kube's defaulting of a binding: the roleRef's
 // apiGroup and a User's or Group's is the RBAC group.
 func defaultBinding(obj Object) {
@@ -171,11 +185,17 @@ func (r *Registry) rbacResources() []*Resource {
 	role := func(kind, plural string, namespaced bool, s *schema.Schema) *Resource {
 		res := &Resource{Group: rbacGroup, Version: "v1", Kind: kind, Plural: plural, Namespaced: namespaced, Schema: s}
 		res.Strategy = Strategy{
-			ValidateName:     pathSegmentName,
-			PrepareForCreate: func(ctx context.Context, obj Object) error { return r.checkRoleWrite(ctx, res, obj, nil) },
-			PrepareForUpdate: func(ctx context.Context, obj, old Object) error { return r.checkRoleWrite(ctx, res, obj, old) },
-			ValidateCreate:   func(_ context.Context, obj Object) []FieldError { return validateRules(obj, namespaced) },
-			ValidateUpdate:   func(_ context.Context, obj, _ Object) []FieldError { return validateRules(obj, namespaced) },
+			ValidateName: pathSegmentName,
+			PrepareForCreate: func(ctx context.Context, obj Object) error {
+				nullRules(obj)
+				return r.checkRoleWrite(ctx, res, obj, nil)
+			},
+			PrepareForUpdate: func(ctx context.Context, obj, old Object) error {
+				nullRules(obj)
+				return r.checkRoleWrite(ctx, res, obj, old)
+			},
+			ValidateCreate: func(_ context.Context, obj Object) []FieldError { return validateRules(obj, namespaced) },
+			ValidateUpdate: func(_ context.Context, obj, _ Object) []FieldError { return validateRules(obj, namespaced) },
 		}
 		return res
 	}

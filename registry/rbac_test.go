@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -198,5 +199,46 @@ func TestRBACAggregation(t *testing.T) {
 			t.Fatal("view never aggregated widget-view")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRoleRulesNull: a role's rules read as kube's Go JSON writes them:
+// null when there are none (no omitempty), and a null in the body is no
+// field the writer owns.
+func TestRoleRulesNull(t *testing.T) {
+	s := newRBACServer(t)
+	tests := []struct {
+		name, rules string
+		want        string // rules in the answer
+		owned       bool   // whether managedFields own rules
+	}{
+		{"absent", ``, `null`, false},
+		{"null", `,"rules":null`, `null`, false},
+		{"empty", `,"rules":[]`, `null`, true},
+		{"some", `,"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get"]}]`, `[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get"]}]`, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := s.must("admin", 201, "POST", rolesA, fmt.Sprintf(`{"metadata":{"name":"r%d"}%s}`, i, tt.rules))
+			var got struct {
+				Rules    json.RawMessage `json:"rules"`
+				Metadata struct {
+					ManagedFields []json.RawMessage `json:"managedFields"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Rules) != tt.want {
+				t.Errorf("rules %s; want %s", got.Rules, tt.want)
+			}
+			owned := false
+			for _, mf := range got.Metadata.ManagedFields {
+				owned = owned || strings.Contains(string(mf), `"f:rules"`)
+			}
+			if owned != tt.owned {
+				t.Errorf("managedFields own rules: %v; want %v", owned, tt.owned)
+			}
+		})
 	}
 }

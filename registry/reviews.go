@@ -50,6 +50,9 @@ func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
 	if err := checkTypeMeta(rq.res, obj); err != nil {
 		return err
 	}
+	if err := checkMetadata(rq.res, obj); err != nil {
+		return err
+	}
 	if err := checkNamespace(rq.res, obj, rq.namespace); err != nil {
 		return err
 	}

@@ -285,6 +285,9 @@ func validateReplicas(obj Object, path string) []FieldError {
 	if path == "" {
 		return nil
 	}
+	if err := accessorError(obj, path); err != nil {
+		return []FieldError{*err}
+	}
 	v, ok := obj.lookup(path)
 	if !ok || v == nil {
 		return nil
@@ -327,6 +330,42 @@ func goTypeName(v any) string {
 		return "[]interface {}"
 	}
 	return "string"
+}
+
+// accessorError is kube's error (unstructured.NestedFieldNoCopy's) for a
+// replicas path that goes through a value that is not an object:
+//
+//	path .spec.replicas, {"spec": [1]}  →  .spec.replicas: Invalid value: 0:
+//	  .spec.replicas accessor error: [1] is of the type []interface {}, expected map[string]interface{}
+func accessorError(obj Object, path string) *FieldError {
+	fields := strings.Split(strings.TrimPrefix(path, "."), ".")
+	var cur any = map[string]any(obj)
+	for i, f := range fields {
+		if cur == nil {
+			return nil
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			typ := "[]interface {}"
+			switch c := cur.(type) {
+			case string:
+				typ = "string"
+			case json.Number:
+				typ = "int64"
+				if _, err := c.Int64(); err != nil {
+					typ = "float64"
+				}
+			case bool:
+				typ = "bool"
+			}
+			return &FieldError{Type: "FieldValueInvalid", Field: path, Value: int64(0), Detail: fmt.Sprintf("%s accessor error: %v is of the type %s, expected map[string]interface{}",
+				"."+strings.Join(fields[:i+1], "."), cur, typ)}
+		}
+		if cur, ok = m[f]; !ok {
+			return nil
+		}
+	}
+	return nil
 }
 
 // checkScaleBody refuses a Scale body kube refuses (400): another kind or

@@ -76,7 +76,18 @@ func Parse(s string) (uint64, error) {
 		return 0, nil
 	}
 	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil || (len(s) > 1 && s[0] == '0') || s[0] == '+' {
+	if err != nil {
+		// kube's words (its APIObjectVersioner's field error, quoting
+		// strconv's), the value truncated.
+		why := err
+		var ne *strconv.NumError
+		if errors.As(err, &ne) {
+			why = ne.Err
+		}
+		t := truncate(s)
+		return 0, badRequest("invalid resource version: resourceVersion: Invalid value: %q: strconv.ParseUint: parsing %q: %v", t, t, why)
+	}
+	if (len(s) > 1 && s[0] == '0') || s[0] == '+' {
 		return 0, badRequest("invalid resource version %q: must be a decimal number as returned by the server", truncate(s))
 	}
 	return v, nil

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
+	"path"
 	"strings"
 )
 
@@ -64,17 +66,17 @@ func (k Tokens) Decode(prefix, s string) (Token, error) {
 		return Token{}, badToken("too long")
 	}
 	if strings.ContainsAny(s, "\r\n") { // the base64 decoder would skip them
-		return Token{}, badToken("not base64url")
+		return Token{}, notAToken(s, "not base64url")
 	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil {
-		return Token{}, badToken("not base64url")
+		return Token{}, notAToken(s, "not base64url")
 	}
 	if len(b) < 1+2+macLen {
-		return Token{}, badToken("too short")
+		return Token{}, notAToken(s, "too short")
 	}
 	if b[0] != tokenVersion {
-		return Token{}, badToken("unknown version")
+		return Token{}, notAToken(s, "unknown version")
 	}
 	body, sum := b[:len(b)-macLen], b[len(b)-macLen:]
 	if !hmac.Equal(sum, k.mac(prefix, body)) {
@@ -103,6 +105,51 @@ func (k Tokens) mac(prefix string, body []byte) []byte {
 	h.Write([]byte{0})
 	h.Write(body)
 	return h.Sum(nil)[:macLen]
+}
+
+// notAToken is the error for s, which is not a token of this format at
+// all: kube's words for what its own decoder finds wrong with s (a client
+// that sends garbage gets kube's answer), else badToken(why).
+func notAToken(s, why string) *Error {
+	if msg := kubeTokenError(s); msg != "" {
+		return badRequest("invalid continue token: continue key is not valid%s", msg)
+	}
+	return badToken(why)
+}
+
+// kubeTokenError is what k8s.io/apiserver's DecodeContinue finds wrong
+// with s (base64url of a JSON object {"v": "meta.k8s.io/v1", "rv": N,
+// "start": KEY}), after "continue key is not valid"; "" for a token it
+// would read.
+func kubeTokenError(s string) string {
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return ": " + err.Error()
+	}
+	var c struct {
+		APIVersion      string `json:"v"`
+		ResourceVersion int64  `json:"rv,omitempty"`
+		StartKey        string `json:"start"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return ": " + err.Error()
+	}
+	switch {
+	case c.APIVersion != "meta.k8s.io/v1":
+		return ": server does not recognize this encoded version " + c.APIVersion
+	case c.ResourceVersion == 0:
+		return ": incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
+	case c.StartKey == "":
+		return ": encoded start key empty (version meta.k8s.io/v1)"
+	}
+	key := c.StartKey
+	if !strings.HasPrefix(key, "/") {
+		key = "/" + key
+	}
+	if path.Clean(key) != key {
+		return ": " + c.StartKey
+	}
+	return ""
 }
 
 func badToken(why string) *Error {

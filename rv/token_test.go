@@ -54,17 +54,26 @@ func TestTokenRejected(t *testing.T) {
 	tests := []struct {
 		name, prefix, token, why string
 		tokens                   Tokens
+		// kube: the message is kube's (a token kube's decoder refuses
+		// too): "continue key is not valid: " why.
+		kube bool
 	}{
-		{name: "empty", token: "", why: "too short"},
-		{name: "not base64", token: "a token!", why: "not base64url"},
-		{name: "std base64", token: strings.NewReplacer("-", "+", "_", "/").Replace(good) + "+/", why: "not base64url"},
-		{name: "padding", token: good + "==", why: "not base64url"},
-		{name: "non-canonical last character", token: good[:len(good)-1] + string(b64[strings.IndexByte(b64, good[len(good)-1])^1]), why: "not base64url"},
+		{name: "empty", token: "", why: "unexpected end of JSON input", kube: true},
+		{name: "not base64", token: "a token!", why: "illegal base64 data at input byte 1", kube: true},
+		{name: "std base64", token: strings.NewReplacer("-", "+", "_", "/").Replace(good) + "+/", why: "illegal base64 data at input byte", kube: true},
+		{name: "padding", token: good + "==", why: "illegal base64 data at input byte", kube: true},
+		{name: "non-canonical last character", token: good[:len(good)-1] + string(b64[strings.IndexByte(b64, good[len(good)-1])^1]), why: `invalid character '\x01' looking for beginning of value`, kube: true},
 		{name: "too long", token: strings.Repeat("A", 9000), why: "too long"},
 		{name: "truncated", token: enc(raw[:len(raw)-1]), why: "not issued for this collection or was altered"},
-		{name: "too short", token: enc(raw[:10]), why: "too short"},
+		{name: "too short", token: enc(raw[:10]), why: `invalid character '\x01' looking for beginning of value`, kube: true},
 		{name: "extended", token: enc(append(raw[:len(raw):len(raw)], 0)), why: "not issued for this collection or was altered"},
-		{name: "other version", token: enc(append([]byte{2}, raw[1:]...)), why: "unknown version"},
+		{name: "other version", token: enc(append([]byte{2}, raw[1:]...)), why: `invalid character '\x02' looking for beginning of value`, kube: true},
+		{name: "kube's garbage", token: "garbage", why: `invalid character '\u0081' looking for beginning of value`, kube: true},
+		{name: "kube's other version", token: enc([]byte(`{"v":"meta.k8s.io/v2"}`)), why: "server does not recognize this encoded version meta.k8s.io/v2", kube: true},
+		{name: "kube's no revision", token: enc([]byte(`{"v":"meta.k8s.io/v1","start":"a"}`)), why: "incorrect encoded start resourceVersion (version meta.k8s.io/v1)", kube: true},
+		{name: "kube's no key", token: enc([]byte(`{"v":"meta.k8s.io/v1","rv":5}`)), why: "encoded start key empty (version meta.k8s.io/v1)", kube: true},
+		{name: "kube's escaping key", token: enc([]byte(`{"v":"meta.k8s.io/v1","rv":5,"start":"a/../../b"}`)), why: "continue key is not valid: a/../../b", kube: true},
+		{name: "kube's valid token", token: enc([]byte(`{"v":"meta.k8s.io/v1","rv":5,"start":"a"}`)), why: "unknown version"},
 		{name: "other prefix", prefix: "/g/r/ns2/", token: good, why: "not issued for this collection"},
 		{name: "narrower prefix", prefix: "/g/r/ns1/web-", token: good, why: "not issued for this collection"},
 		{name: "other secret", tokens: Tokens{Secret: []byte("another secret")}, token: good, why: "not issued for this collection"},
@@ -85,6 +94,14 @@ func TestTokenRejected(t *testing.T) {
 			got, err := tt.tokens.Decode(tt.prefix, tt.token)
 			if err == nil {
 				t.Fatalf("Decode = %+v; want an error", got)
+			}
+			if tt.kube {
+				var e *Error
+				if !errors.As(err, &e) || !errors.Is(err, ErrBadRequest) ||
+					!strings.HasPrefix(e.Msg, "invalid continue token: continue key is not valid: ") || !strings.Contains(e.Msg, tt.why) {
+					t.Errorf("error %v; want kube's 400 \"invalid continue token: continue key is not valid: ...%s\"", err, tt.why)
+				}
+				return
 			}
 			checkTokenErr(t, err, tt.why)
 		})

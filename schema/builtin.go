@@ -62,11 +62,11 @@ type namespace struct {
 	Metadata objectMeta `json:"metadata,omitempty"`
 	Spec     struct {
 		Finalizers []string `json:"finalizers,omitempty" listType:"atomic"`
-	} `json:"spec,omitempty"`
+	} `json:"spec,omitempty" goType:"v1.NamespaceSpec"`
 	Status struct {
 		Phase      string               `json:"phase,omitempty"`
 		Conditions []namespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKeys:"type"`
-	} `json:"status,omitempty"`
+	} `json:"status,omitempty" goType:"v1.NamespaceStatus"`
 }
 
 type namespaceCondition struct {

@@ -51,7 +51,7 @@ type clusterRole struct {
 	Rules           []policyRule `json:"rules,omitempty" listType:"atomic"`
 	AggregationRule *struct {
 		ClusterRoleSelectors []labelSelector `json:"clusterRoleSelectors,omitempty" listType:"atomic" mapType:"atomic"`
-	} `json:"aggregationRule,omitempty"`
+	} `json:"aggregationRule,omitempty" goType:"v1.AggregationRule"`
 }
 
 type roleBinding struct {
@@ -217,7 +217,9 @@ func SubjectAccessReview() *Schema {
 // LocalSubjectAccessReview is the schema of an authorization.k8s.io/v1
 // LocalSubjectAccessReview: the fields of [SubjectAccessReview].
 func LocalSubjectAccessReview() *Schema {
-	return described(mustFor(subjectAccessReview{}), "LocalSubjectAccessReview asks whether a user or group can perform an action in a namespace.")
+	s := described(mustFor(subjectAccessReview{}), "LocalSubjectAccessReview asks whether a user or group can perform an action in a namespace.")
+	s.GoType = "v1.LocalSubjectAccessReview"
+	return s
 }
 
 // SelfSubjectAccessReview is the schema of an authorization.k8s.io/v1

@@ -55,6 +55,11 @@ func Of[T any]() (*Schema, error) { return For(reflect.TypeFor[T]()) }
 //	                                 field; on a slice field, of its items
 //	default:"TCP"                    default: the text for a string field,
 //	                                 JSON otherwise (default:"80", default:"[]")
+//	goType:"v1.NamespaceSpec"        the GoType of an anonymous struct field
+//	                                 (of its items, on a slice)
+//
+// A struct type's GoType is what its GoTypeName() string method returns,
+// else reflect's name for it ("v1.Widget").
 //
 // These tags stand for kube's +listType, +listMapKey, +mapType/+structType
 // and +default comment markers, which are gone at run time; so is every
@@ -102,7 +107,22 @@ var (
 	schemaTyper  = reflect.TypeFor[interface{ OpenAPISchemaType() []string }]()
 	schemaFormat = reflect.TypeFor[interface{ OpenAPISchemaFormat() string }]()
 	oneOfTyper   = reflect.TypeFor[interface{ OpenAPIV3OneOfTypes() []string }]()
+	goTypeNamer  = reflect.TypeFor[interface{ GoTypeName() string }]()
 )
+
+// goTypeName is the GoType of a struct type t: what its GoTypeName method
+// says (the mirrors of k8s.io/api's types in this package name the types
+// they mirror), else reflect's name ("v1.Widget"), "" for an anonymous
+// struct.
+func goTypeName(t reflect.Type) string {
+	name := t.String()
+	if !implements(t, goTypeNamer, func(v reflect.Value) {
+		name = v.Interface().(interface{ GoTypeName() string }).GoTypeName()
+	}) && t.Name() == "" {
+		return ""
+	}
+	return name
+}
 
 // implements reports whether t or *t has the interface i's methods, and
 // calls f with a value that has them.
@@ -220,7 +240,7 @@ func (g gen) object(t reflect.Type, path string) (*Schema, error) {
 	g.open[t] = true
 	defer delete(g.open, t)
 
-	s := &Schema{Type: "object"}
+	s := &Schema{Type: "object", Ext: Ext{GoType: goTypeName(t)}}
 	var inline []*Schema
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -302,6 +322,13 @@ func (g gen) field(f reflect.StructField, path string, asString bool) (*Schema, 
 			s.Items.MapType = mt
 		default:
 			s.MapType = mt
+		}
+	}
+	if gt := f.Tag.Get("goType"); gt != "" {
+		if s.Type == "array" && s.Items != nil {
+			s.Items.GoType = gt
+		} else {
+			s.GoType = gt
 		}
 	}
 	if d, ok := f.Tag.Lookup("default"); ok {

@@ -155,6 +155,7 @@ func TestJSON(t *testing.T) {
 // roundTrip checks Parse(JSON(s)) and FromJSON(JSON(s)) give s back.
 func roundTrip(t *testing.T, s *Schema) {
 	t.Helper()
+	s = withoutGoTypes(s) // not published
 	b, err := json.Marshal(s.JSON())
 	if err != nil {
 		t.Fatalf("Marshal: %v", err)
@@ -173,4 +174,33 @@ func roundTrip(t *testing.T, s *Schema) {
 	if !reflect.DeepEqual(again, s) {
 		t.Errorf("FromJSON(JSON()) got %#v; want %#v", again, s)
 	}
+}
+
+// withoutGoTypes is a copy of s with every node's GoType cleared.
+func withoutGoTypes(s *Schema) *Schema {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.GoType = ""
+	if s.Properties != nil {
+		c.Properties = make(map[string]*Schema, len(s.Properties))
+		for k, p := range s.Properties {
+			c.Properties[k] = withoutGoTypes(p)
+		}
+	}
+	c.AdditionalProperties = withoutGoTypes(s.AdditionalProperties)
+	c.Items = withoutGoTypes(s.Items)
+	c.Not = withoutGoTypes(s.Not)
+	for _, l := range []*[]*Schema{&c.AllOf, &c.AnyOf, &c.OneOf} {
+		if *l == nil {
+			continue
+		}
+		out := make([]*Schema, len(*l))
+		for i, e := range *l {
+			out[i] = withoutGoTypes(e)
+		}
+		*l = out
+	}
+	return &c
 }

@@ -76,6 +76,12 @@ type Ext struct {
 	// "retainKeys" or "merge,retainKeys".
 	PatchStrategy string
 	PatchMergeKey string
+
+	// GoType is the Go struct type a decoder reads an object node into,
+	// as reflect prints it ("v1.ObjectMeta"), where the schema comes from
+	// Go types: what encoding/json's decode errors name (package gojson
+	// in the registry). "" when unknown. Not published.
+	GoType string
 }
 
 // Rule is one x-kubernetes-validations CEL rule, kept for the validation

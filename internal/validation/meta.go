@@ -334,12 +334,43 @@ func validateOwnerReferences(meta map[string]any) []Error {
 			if firstController == "" {
 				firstController = cur
 			} else {
-				errs = append(errs, Error{Type: TypeInvalid, Field: "metadata.ownerReferences", Value: refs,
+				errs = append(errs, Error{Type: TypeInvalid, Field: "metadata.ownerReferences", Value: ownerRefsValue(refs),
 					Detail: fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %v and %v", firstController, cur)})
 			}
 		}
 	}
 	return errs
+}
+
+// ownerReference is metav1.OwnerReference's JSON, its fields in the Go
+// struct's order.
+type ownerReference struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	Controller         *bool  `json:"controller,omitempty"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
+}
+
+// ownerRefsValue is refs as kube prints them in an error: its Go
+// OwnerReferences in JSON, fields in the struct's order
+// ([{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"…","controller":true}]);
+// refs itself if they are not OwnerReferences.
+func ownerRefsValue(refs []any) any {
+	b, err := json.Marshal(refs)
+	if err != nil {
+		return refs
+	}
+	var typed []ownerReference
+	if err := json.Unmarshal(b, &typed); err != nil {
+		return refs
+	}
+	out, err := json.Marshal(typed)
+	if err != nil {
+		return refs
+	}
+	return json.RawMessage(out)
 }
 
 // parseGroupVersion is kube's schema.ParseGroupVersion.

@@ -84,7 +84,7 @@ func TestValidateObjectMeta(t *testing.T) {
 			`metadata.ownerReferences[0]: Invalid value: {"apiVersion":"v1","kind":"Event","name":"n","uid":"u"}: /v1, Kind=Event is disallowed from being an owner`,
 		}},
 		{name: "two controllers", meta: `{"name":"a","ownerReferences":[{"apiVersion":"v1","kind":"A","name":"x","uid":"1","controller":true},{"apiVersion":"v1","kind":"B","name":"y","uid":"2","controller":true}]}`, want: []string{
-			`metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","controller":true,"kind":"A","name":"x","uid":"1"},{"apiVersion":"v1","controller":true,"kind":"B","name":"y","uid":"2"}]: Only one reference can have Controller set to true. Found "true" in references for A/x and B/y`,
+			`metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","kind":"A","name":"x","uid":"1","controller":true},{"apiVersion":"v1","kind":"B","name":"y","uid":"2","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for A/x and B/y`,
 		}},
 		{name: "wrong types", meta: `{"name":1,"namespace":true,"labels":{"a":1},"annotations":[],"finalizers":"x","ownerReferences":{},"generation":1.5}`, opts: MetaOptions{Namespaced: true}, want: []string{
 			"metadata.name: Invalid value: 1: must be a string",
