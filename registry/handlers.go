@@ -341,15 +341,16 @@ func checkPatchType(res *Resource, pt string) error {
 	case pt == patchSMP && res.Schema != nil:
 		return nil
 	}
-	return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply})
+	return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply, patchApplyCBOR})
 }
 
 // errUnsupportedPatchType is kube's 415 for a PATCH of a type the resource
 // does not take. For a custom resource, its handler's negotiation error: a
-// Status without details listing the types (supported: kube's, without
-// its CBOR apply, behind a feature gate that is off; kapi takes
-// application/apply-patch+cbor and, with a schema, strategic merge). For
-// a built-in kind, its router's answer, before any handler.
+// Status without details listing the types (supported: kube's with its
+// CBOR apply, as kube lists them with CBORServingAndStorage on, which the
+// differential corpus's reference runs with; kapi also takes strategic
+// merge where it has a schema). For a built-in kind, its router's
+// answer, before any handler.
 func errUnsupportedPatchType(res *Resource, supported []string) *StatusError {
 	if !res.Custom {
 		return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "415: Unsupported Media Type", &StatusDetails{})

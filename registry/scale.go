@@ -107,7 +107,7 @@ func (r *Registry) serveSubresource(w http.ResponseWriter, rq *routed) error {
 	if rq.Method == http.MethodPatch {
 		if pt != patchJSON && pt != patchMerge && !apply {
 			// kapi has no strategic merge of a Scale.
-			return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply})
+			return errUnsupportedPatchType(res, []string{patchJSON, patchMerge, patchApply, patchApplyCBOR})
 		}
 	} else if f, err = bodyFormat(rq.Request, false); err != nil {
 		return err
