@@ -38,8 +38,9 @@ type FieldManager struct {
 	// updaters per subresource ("" is the main resource); each ignores its
 	// subresource's reset fields.
 	updaters map[string]*updater
-	any      *updater  // for subresources without reset fields
-	keys     fieldKeys // the schema's field names as fieldsV1 keys
+	any      *updater       // for subresources without reset fields
+	keys     fieldKeys      // the schema's field names as fieldsV1 keys
+	zero     map[string]any // a create's starting point (Typed); nil: {}
 }
 
 // FieldManagerOptions are the optional parts of a FieldManager.
@@ -53,6 +54,10 @@ type FieldManagerOptions struct {
 	// For a CRD with a status subresource that is
 	// {"": {"status"}, "status": {"metadata", "spec"}}.
 	ResetFields map[string][]string
+	// Typed says the objects are of a kube Go type (a built-in kind), whose
+	// field manager records a create as a change from the type's zero
+	// value (typedzero.go) rather than from an empty object.
+	Typed bool
 }
 
 // NewFieldManager returns the field manager of the resource version
@@ -66,6 +71,9 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 	}
 	v := fieldpath.APIVersion(apiVersion)
 	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, updaters: map[string]*updater{}, keys: newFieldKeys(t.Schema)}
+	if opts.Typed {
+		m.zero = typedZero(s)
+	}
 	safe := newSafeTypes(t.Schema)
 	m.any = &updater{version: v, safe: safe}
 	for sub, paths := range opts.ResetFields {
@@ -210,9 +218,15 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
 	if created && len(mg.fields) == 0 {
 		if fields, ok := createFields(m.typ.Schema, m.typ.TypeRef, m.keys, live, out, r.u.reset); ok {
+			if m.zero != nil {
+				dropZero(fields, m.zero, out)
+			}
 			setManagedFields(out, r.created(fields, opts.Manager))
 			return nil
 		}
+	}
+	if created && m.zero != nil {
+		live = withZero(live, m.zero)
 	}
 	lw := withoutManagedFields(live)
 	var liveTV *typed.TypedValue
