@@ -42,7 +42,7 @@ var secretKeys = map[string][]string{
 
 func validateSecret(_ context.Context, o registry.Object) []registry.FieldError {
 	data := getMap(obj(o), "data")
-	var errs []registry.FieldError
+	errs := validateSecretContents(o)
 	for _, k := range secretKeys[getString(obj(o), "type")] {
 		if _, ok := data[k]; !ok {
 			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "data[" + k + "]"})

@@ -242,10 +242,14 @@ func (s *services) release(_ context.Context, o registry.Object, gone bool) {
 // take marks the clusterIP a new service asks for as used: in the range
 // and free, or a 422 as kube's allocator answers.
 func (s *services) take(o registry.Object, ip string) error {
+	if _, err := netip.ParseAddr(ip); err != nil {
+		return invalidError("Service", o.Name(), registry.FieldError{Type: validation.TypeInvalid, Field: "spec.clusterIPs[0]",
+			Value: ip, Detail: "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"})
+	}
 	off, ok := s.offset(ip)
 	detail := "provided IP is already allocated"
 	if !ok {
-		detail = "the provided IP (" + ip + ") is not in the valid range. The range of valid IPs is " + s.prefix.String()
+		detail = "the provided network does not match the current range"
 	} else if s.ips.mark(off) {
 		return nil
 	}

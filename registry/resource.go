@@ -198,6 +198,11 @@ type Strategy struct {
 	// PrepareForDelete changes obj, the object a delete leaves in place
 	// (with deletionTimestamp set), before it is stored.
 	PrepareForDelete func(ctx context.Context, obj Object) error
+	// ReturnDeletedObject makes a DELETE that removes the object answer
+	// with the object as it was, rather than a Success Status, as kube's
+	// registries of pods, services, serviceaccounts, persistent volumes
+	// and claims, resourcequotas, podtemplates and storageclasses do.
+	ReturnDeletedObject bool
 	// AfterWrite is called once a create or update is stored (never on
 	// dry run) with the stored object and its revision.
 	AfterWrite func(ctx context.Context, obj Object, revision uint64)
