@@ -145,7 +145,10 @@ func (r *Resource) resetFields() map[string][]string {
 type Scale struct {
 	SpecReplicasPath   string // e.g. ".spec.replicas"
 	StatusReplicasPath string // e.g. ".status.replicas"
-	LabelSelectorPath  string // optional, e.g. ".status.selector"
+	// LabelSelectorPath (optional, e.g. ".status.selector") is a string,
+	// or a label selector object or map of labels (".spec.selector" of
+	// kube's workloads), written as a string.
+	LabelSelectorPath string
 }
 
 // FieldError is one validation failure, reported as a cause of a 422.
@@ -232,6 +235,9 @@ type SubresourceRequest struct {
 	// ContentType is the body's media type: typed clients send
 	// application/vnd.kubernetes.protobuf for built-in kinds.
 	ContentType string
+	// Manager is the request's field manager (its fieldManager, or its
+	// user agent's program), for a handler that records managedFields.
+	Manager string
 }
 
 // GroupVersion returns "group/version", or "v1" style for the core group.
