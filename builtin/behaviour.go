@@ -99,6 +99,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultSecret
 		s.ValidateCreate = validateSecret
 		s.ValidateUpdate = validateSecretUpdate
+		s.WarningsOnCreate = secretWarnings
+		s.WarningsOnUpdate = func(ctx context.Context, o, _ registry.Object) []string { return secretWarnings(ctx, o) }
 	case "/replicationcontrollers":
 		s.Default = defaultReplicationController
 		s.ValidateCreate = validateReplicationController
@@ -138,6 +140,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 			return nil
 		}
 		s.PrepareForCreate = func(_ context.Context, o registry.Object) error {
+			protect(o, "kubernetes.io/pvc-protection")
 			o["status"] = map[string]any{"phase": "Pending"}
 			return nil
 		}
@@ -165,6 +168,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	case "batch/cronjobs":
 		s.Default = defaultCronJob
 	case "/events":
+		s.Default = defaultEvent
 		s.ValidateCreate = validateEvent
 		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEvent(ctx, o) }
 	}
@@ -239,6 +243,15 @@ var validators = map[string]func(context.Context, registry.Object) []registry.Fi
 	"/resourcequotas":                   validateResourceQuota,
 	"storage.k8s.io/storageclasses":     validateStorageClass,
 	"scheduling.k8s.io/priorityclasses": validatePriorityClass,
+}
+
+// defaultEvent writes the times Go's JSON writes for a core/v1 Event's
+// non-pointer metav1.Time fields: null.
+func defaultEvent(_ context.Context, o registry.Object) error {
+	for _, f := range []string{"eventTime", "firstTimestamp", "lastTimestamp"} {
+		def(obj(o), f, nil)
+	}
+	return nil
 }
 
 // validateEvent is kube's rule that a core/v1 Event's involvedObject is

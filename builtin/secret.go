@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	stdmaps "maps"
 	"slices"
@@ -49,6 +50,22 @@ func validateSecret(_ context.Context, o registry.Object) []registry.FieldError 
 		}
 	}
 	return errs
+}
+
+// secretWarnings is kube's warningsForSecret: a TLS secret whose
+// certificate and key do not make a key pair is stored, with a warning
+// saying why.
+func secretWarnings(_ context.Context, o registry.Object) []string {
+	if getString(obj(o), "type") != "kubernetes.io/tls" {
+		return nil
+	}
+	data := getMap(obj(o), "data")
+	crt, _ := base64.StdEncoding.DecodeString(getString(data, "tls.crt"))
+	key, _ := base64.StdEncoding.DecodeString(getString(data, "tls.key"))
+	if _, err := tls.X509KeyPair(crt, key); err != nil {
+		return []string{err.Error()}
+	}
+	return nil
 }
 
 func validateSecretUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {

@@ -58,7 +58,10 @@ func defaultStatefulSet(_ context.Context, o registry.Object) error {
 }
 
 // prepareDaemonSetCreate starts the template generation annotation kube's
-// strategy keeps (deprecated.daemonset.template.generation).
+// strategy keeps (deprecated.daemonset.template.generation). kube writes it
+// when it converts the request's DaemonSet, before its field manager
+// records the create: defaultDaemonSet sets it too, so the creator owns
+// it.
 func prepareDaemonSetCreate(_ context.Context, o registry.Object) error {
 	ensureMap(obj(o), "metadata", "annotations")[templateGeneration] = "1"
 	return nil
@@ -80,6 +83,9 @@ func prepareDaemonSetUpdate(_ context.Context, o, old registry.Object) error {
 const templateGeneration = "deprecated.daemonset.template.generation"
 
 func defaultDaemonSet(_ context.Context, o registry.Object) error {
+	// See prepareDaemonSetCreate; an update keeps the stored generation
+	// (prepareDaemonSetUpdate).
+	def(ensureMap(obj(o), "metadata", "annotations"), templateGeneration, "1")
 	spec := ensureMap(obj(o), "spec")
 	us := ensureMap(spec, "updateStrategy")
 	def(us, "type", "RollingUpdate")

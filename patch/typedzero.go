@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/kapi-dev/kapi/schema"
@@ -40,15 +41,42 @@ func zeroOf(s *schema.Schema, depth int) map[string]any {
 		if p == nil {
 			continue
 		}
-		if d, ok := p.Default.(map[string]any); ok && len(d) == 0 {
-			out[name] = zeroOf(p, depth+1)
-			continue
+		switch d := p.Default.(type) {
+		case map[string]any:
+			if len(d) == 0 {
+				out[name] = zeroOf(p, depth+1)
+				continue
+			}
+		case string, bool, json.Number, float64, int64:
+			// A scalar default that is its type's zero value marks a
+			// non-pointer field: zero holds it.
+			if isZeroScalar(d) {
+				out[name] = d
+				continue
+			}
 		}
 		if slices.Contains(s.Required, name) {
 			out[name] = nil
 		}
 	}
 	return out
+}
+
+func isZeroScalar(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f == 0
+	case float64:
+		return x == 0
+	case int64:
+		return x == 0
+	}
+	return false
 }
 
 // withZero is a copy of zero with live's fields set over it.
@@ -73,9 +101,34 @@ func deepCopyMap(m map[string]any) map[string]any {
 
 // dropZero removes from fields (a create's fieldsV1 trie of obj) what a
 // comparison with zero would not have added: the "." of a field zero
-// holds, and the field itself when obj holds it as zero does (an empty
-// struct, or null).
+// holds, the field itself when obj holds it as zero does (an empty
+// struct, a zero scalar, or null), and every null field: a typed object
+// holds null only where its type's zero value does (a non-pointer
+// metav1.Time, a nil slice without omitempty).
 func dropZero(fields, zero, obj map[string]any) {
+	dropNulls(fields, obj)
+	dropZeroFields(fields, zero, obj)
+}
+
+func dropNulls(fields, obj map[string]any) {
+	for k, v := range obj {
+		key := "f:" + k
+		f, ok := fields[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		switch x := v.(type) {
+		case nil:
+			if len(f) == 0 {
+				delete(fields, key)
+			}
+		case map[string]any:
+			dropNulls(f, x)
+		}
+	}
+}
+
+func dropZeroFields(fields, zero, obj map[string]any) {
 	for k, z := range zero {
 		key := "f:" + k
 		f, ok := fields[key].(map[string]any)
@@ -84,7 +137,8 @@ func dropZero(fields, zero, obj map[string]any) {
 		}
 		v := obj[k]
 		if len(f) == 0 {
-			if zm, ok := z.(map[string]any); (ok && isEmptyMap(v) && len(zm) == 0) || (z == nil && v == nil) {
+			zm, isMap := z.(map[string]any)
+			if (isMap && isEmptyMap(v) && len(zm) == 0) || (z == nil && v == nil) || (!isMap && z != nil && isZeroScalar(z) && isZeroScalar(v) && sameKind(z, v)) {
 				delete(fields, key)
 			}
 			continue
@@ -92,13 +146,22 @@ func dropZero(fields, zero, obj map[string]any) {
 		delete(f, ".")
 		if zm, ok := z.(map[string]any); ok {
 			if vm, ok := v.(map[string]any); ok {
-				dropZero(f, zm, vm)
+				dropZeroFields(f, zm, vm)
 			}
 		}
 		if len(f) == 0 {
 			delete(fields, key)
 		}
 	}
+}
+
+// sameKind reports whether two zero scalars are of one JSON type.
+func sameKind(a, b any) bool {
+	_, as := a.(string)
+	_, bs := b.(string)
+	_, ab := a.(bool)
+	_, bb := b.(bool)
+	return as == bs && ab == bb
 }
 
 func isEmptyMap(v any) bool {
