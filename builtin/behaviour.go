@@ -128,6 +128,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.ValidateCreate = validateEventsV1
 		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEventsV1(ctx, o) }
 	case "autoscaling/horizontalpodautoscalers":
+		s.ValidateCreate = validateHPA
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateHPA(ctx, o) }
 		if k.Version == "v1" {
 			s.Default = defaultHPAv1
 		} else {

@@ -378,8 +378,9 @@ func validateIngressClass(_ context.Context, o registry.Object) fieldErrors {
 	return fieldErrors{{Type: validation.TypeInvalid, Field: "spec.controller", Value: c, Detail: `must be a domain-prefixed path (such as "acme.io/foo")`}}
 }
 
-// validateHPAv1 is autoscaling/v1's maxReplicas ≥ minReplicas.
-func validateHPAv1(_ context.Context, o registry.Object) fieldErrors {
+// validateHPA is kube's maxReplicas ≥ minReplicas (the same rule for
+// autoscaling/v1 and v2).
+func validateHPA(_ context.Context, o registry.Object) fieldErrors {
 	spec := getMap(obj(o), "spec")
 	if v := get(spec, "maxReplicas"); v != nil && intAt(spec, "maxReplicas") < intAt(spec, "minReplicas") {
 		return fieldErrors{{Type: validation.TypeInvalid, Field: "spec.maxReplicas", Value: v, Detail: "must be greater than or equal to `minReplicas`"}}
