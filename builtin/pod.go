@@ -125,8 +125,18 @@ func defaultVolume(v map[string]any) {
 	def(getMap(v, "hostPath"), "type", "")
 }
 
-// defaultPod is SetDefaults_Pod on top of the spec's defaults.
+// defaultPod is SetDefaults_Pod on top of the spec's defaults, and what
+// kube's decoding writes in a status: the conditions' times (non-pointer
+// metav1.Time, so null when unset) and podIPs from podIP.
 func defaultPod(_ context.Context, o registry.Object) error {
+	status := getMap(obj(o), "status")
+	for _, c := range maps(status, "conditions") {
+		def(c, "lastProbeTime", nil)
+		def(c, "lastTransitionTime", nil)
+	}
+	if ip := getString(status, "podIP"); ip != "" && len(getList(status, "podIPs")) == 0 {
+		status["podIPs"] = []any{map[string]any{"ip": ip}}
+	}
 	spec := getMap(obj(o), "spec")
 	defaultPodSpec(spec)
 	def(spec, "enableServiceLinks", true)
@@ -164,6 +174,10 @@ func preparePodCreate(_ context.Context, o registry.Object) error {
 // is kept when the new object leaves it out (Priority), and the default
 // tolerations are added again (DefaultTolerationSeconds).
 func preparePodUpdate(_ context.Context, o, old registry.Object) error {
+	// The QoS class is the spec's, which an update does not change.
+	if q := getString(obj(old), "status", "qosClass"); q != "" {
+		def(ensureMap(obj(o), "status"), "qosClass", q)
+	}
 	spec, oldSpec := getMap(obj(o), "spec"), getMap(obj(old), "spec")
 	if spec == nil {
 		return nil

@@ -161,6 +161,11 @@ func defaultService(_ context.Context, o registry.Object) error {
 	}
 	def(obj(o), "status", map[string]any{})
 	def(getMap(obj(o), "status"), "loadBalancer", map[string]any{})
+	for _, in := range maps(obj(o), "status", "loadBalancer", "ingress") {
+		if getString(in, "ip") != "" {
+			def(in, "ipMode", "VIP") // SetDefaults_LoadBalancerIngress
+		}
+	}
 	return nil
 }
 

@@ -299,8 +299,9 @@ func diffServer(t *testing.T) diffSide {
 		Registry: registry.Options{CEL: cel.Compile},
 		CRDs:     crds,
 		Auth:     server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens)), AuthorizationMode: "RBAC"},
-		// kube-apiserver's --service-cluster-ip-range (reference/kubeapiserver).
-		Builtin: builtin.Options{ServiceCIDR: "10.0.0.0/24"},
+		// kube-apiserver's --service-cluster-ip-range and
+		// --service-account-issuer (reference/kubeapiserver).
+		Builtin: builtin.Options{ServiceCIDR: "10.0.0.0/24", Tokens: diffTokens(t)},
 	}))
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
@@ -314,6 +315,16 @@ func diffServer(t *testing.T) diffSide {
 	srv.StartTLS()
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
 	return diffSide{name: "kapi", url: srv.URL, ca: caPEM}
+}
+
+// diffTokens issues service account tokens as the shared kube-apiserver
+// does: its URL is their issuer and default audience.
+func diffTokens(t *testing.T) *builtin.Tokens {
+	tokens, err := builtin.NewTokens(builtin.TokenOptions{Issuer: kubeAPIServer(t).URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tokens
 }
 
 // diffWorkers is how many cases run at once.
