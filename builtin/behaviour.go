@@ -125,8 +125,9 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	case "scheduling.k8s.io/priorityclasses":
 		s.Default = defaultPriorityClass
 	case "events.k8s.io/events":
-		s.ValidateCreate = validateEventsV1
-		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEventsV1(ctx, o) }
+		s.Default = defaultEventsV1
+		s.PrepareForCreate = prepareEventsV1
+		s.PrepareForUpdate = func(ctx context.Context, o, _ registry.Object) error { return prepareEventsV1(ctx, o) }
 	case "autoscaling/horizontalpodautoscalers":
 		s.ValidateCreate = validateHPA
 		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateHPA(ctx, o) }
@@ -167,6 +168,9 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.PrepareForCreate = prepareJobCreate
 		s.ValidateCreate = validateJob
 		s.ValidateUpdate = validateJobUpdate
+	case "coordination.k8s.io/leases":
+		s.PrepareForCreate = prepareLease
+		s.PrepareForUpdate = func(ctx context.Context, o, _ registry.Object) error { return prepareLease(ctx, o) }
 	case "batch/cronjobs":
 		s.Default = defaultCronJob
 	case "/events":

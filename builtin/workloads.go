@@ -140,6 +140,9 @@ func defaultJobSpec(spec map[string]any) {
 // template's, and manualSelector to false.
 func defaultJob(_ context.Context, o registry.Object) error {
 	spec := ensureMap(obj(o), "spec")
+	if l := getMap(spec, "template", "metadata", "labels"); len(l) > 0 && len(getMap(obj(o), "metadata", "labels")) == 0 {
+		o.Meta()["labels"] = clone(l)
+	}
 	defaultJobSpec(spec)
 	def(spec, "manualSelector", false)
 	return nil
@@ -198,7 +201,7 @@ func validateSelector(spec map[string]any, required bool) []registry.FieldError 
 			// kube's nil selector selects nothing: the template's labels
 			// do not match it either.
 			return []registry.FieldError{{Type: validation.TypeRequired, Field: "spec.selector"},
-				{Type: validation.TypeInvalid, Field: "spec.template.metadata.labels", Value: labels, Detail: "`selector` does not match template `labels`"}}
+				{Type: validation.TypeInvalid, Field: "spec.template.metadata.labels", Value: get(spec, "template", "metadata", "labels"), Detail: "`selector` does not match template `labels`"}}
 		}
 		return nil
 	}
