@@ -185,6 +185,11 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	switch k.Group + "/" + k.Plural {
 	case "scheduling.k8s.io/priorityclasses":
 		s.ValidateUpdate = validatePriorityClassUpdate
+	case "storage.k8s.io/storageclasses":
+		s.ValidateUpdate = validateStorageClassUpdate
+	case "apps/controllerrevisions":
+		s.ValidateCreate = validateControllerRevision
+		s.ValidateUpdate = validateControllerRevisionUpdate
 	case "batch/jobs":
 		s.ValidateCreate = func(ctx context.Context, o registry.Object) []registry.FieldError {
 			return append(validateJob(ctx, o), validateGeneratedSelector(o)...)

@@ -345,6 +345,33 @@ func validateStorageClass(_ context.Context, o registry.Object) fieldErrors {
 	return append(errs, oneOf(m, "reclaimPolicy", false, []string{"Delete", "Retain"}, "reclaimPolicy")...)
 }
 
+// validateStorageClassUpdate adds the fields a StorageClass keeps
+// (kube names no value: null).
+func validateStorageClassUpdate(ctx context.Context, o, old registry.Object) fieldErrors {
+	errs := validateStorageClass(ctx, o)
+	for _, f := range []string{"parameters", "provisioner", "reclaimPolicy", "volumeBindingMode"} {
+		if !equal(obj(o)[f], obj(old)[f]) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: f, Value: nil, Detail: "field is immutable"})
+		}
+	}
+	return errs
+}
+
+// validateControllerRevision is ValidateControllerRevision: data is
+// required and revision not negative.
+func validateControllerRevision(_ context.Context, o registry.Object) fieldErrors {
+	m := obj(o)
+	var errs fieldErrors
+	if m["data"] == nil {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "data", Detail: "data is mandatory"})
+	}
+	return append(errs, nonNegative(m, "revision", "revision")...)
+}
+
+func validateControllerRevisionUpdate(ctx context.Context, o, old registry.Object) fieldErrors {
+	return append(validateControllerRevision(ctx, o), immutable(o, old, "data", "data")...)
+}
+
 // maxUserPriority is the highest priority a user's PriorityClass may
 // have.
 const maxUserPriority = 1000000000
