@@ -143,7 +143,6 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 			return nil
 		}
 		s.PrepareForCreate = func(_ context.Context, o registry.Object) error {
-			protect(o, "kubernetes.io/pvc-protection")
 			o["status"] = map[string]any{"phase": "Pending"}
 			return nil
 		}

@@ -38,22 +38,7 @@ func defaultPersistentVolume(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-// protect adds kube's StorageObjectInUseProtection admission finalizer
-// (kubernetes.io/pv-protection, kubernetes.io/pvc-protection): a volume
-// or claim in use is deleted only once its controller lets it go.
-func protect(o registry.Object, finalizer string) {
-	meta := o.Meta()
-	l, _ := meta["finalizers"].([]any)
-	for _, f := range l {
-		if f == finalizer {
-			return
-		}
-	}
-	meta["finalizers"] = append(l, finalizer)
-}
-
 func preparePersistentVolumeCreate(_ context.Context, o registry.Object) error {
-	protect(o, "kubernetes.io/pv-protection")
 	status := ensureMap(obj(o), "status")
 	status["phase"] = "Pending"
 	status["lastPhaseTransitionTime"] = time.Now().UTC().Format(time.RFC3339)
