@@ -73,6 +73,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultPod
 		s.PrepareForCreate = preparePodCreate
 		s.PrepareForUpdate = preparePodUpdate
+		s.WarningsOnCreate = podWarnings
 		s.ValidateCreate = validatePod
 		s.ValidateUpdate = func(ctx context.Context, o, old registry.Object) []registry.FieldError {
 			return append(validatePod(ctx, o), validatePodUpdate(ctx, o, old)...)

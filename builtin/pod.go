@@ -41,6 +41,19 @@ func defaultPodSpec(spec map[string]any) {
 			defaultContainer(c)
 		}
 	}
+	if hn, _ := spec["hostNetwork"].(bool); hn {
+		// defaultHostNetworkPorts: a host-network pod's ports are the
+		// host's.
+		for _, list := range []string{"containers", "initContainers"} {
+			for _, c := range maps(spec, list) {
+				for _, p := range maps(c, "ports") {
+					if p["hostPort"] == nil || p["hostPort"] == num(0) {
+						p["hostPort"] = p["containerPort"]
+					}
+				}
+			}
+		}
+	}
 	for _, v := range maps(spec, "volumes") {
 		defaultVolume(v)
 	}
@@ -166,6 +179,9 @@ func preparePodCreate(_ context.Context, o registry.Object) error {
 	def(spec, "priority", num(0))
 	def(spec, "preemptionPolicy", "PreemptLowerPriority")
 	defaultTolerations(spec)
+	if g := get(spec, "terminationGracePeriodSeconds"); g != nil && intAt(spec, "terminationGracePeriodSeconds") < 0 {
+		spec["terminationGracePeriodSeconds"] = num(1) // kube's strategy: a negative grace period is 1
+	}
 	o["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}
 	return nil
 }
@@ -253,6 +269,14 @@ func qosClass(spec map[string]any) string {
 		return "Guaranteed"
 	}
 	return "Burstable"
+}
+
+// podWarnings is kube's warning for a pod name that is not a DNS label.
+func podWarnings(_ context.Context, o registry.Object) []string {
+	if errs := validation.IsDNS1123Label(o.Name()); len(errs) > 0 {
+		return []string{fmt.Sprintf("metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: %v", errs)}
+	}
+	return nil
 }
 
 // validatePod is what kube's ValidatePodCreate checks beyond the schema

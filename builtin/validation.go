@@ -433,6 +433,13 @@ func validateSecretContents(o registry.Object) fieldErrors {
 				errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "data[.dockerconfigjson]", Value: "<secret contents redacted>", Detail: err.Error()})
 			}
 		}
+	case "kubernetes.io/basic-auth":
+		_, u := data["username"]
+		_, p := data["password"]
+		if !u && !p {
+			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "data[username]"},
+				registry.FieldError{Type: validation.TypeRequired, Field: "data[password]"})
+		}
 	case "kubernetes.io/service-account-token":
 		if getString(m, "metadata", "annotations", "kubernetes.io/service-account.name") == "" {
 			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "metadata.annotations[kubernetes.io/service-account.name]"})

@@ -15,7 +15,18 @@ import (
 // selector and labels from its uid unless manualSelector is set, and
 // StatefulSet updates may change only some of the spec.
 
+// defaultConditionTimes writes the null that Go's JSON writes for a
+// condition's unset non-pointer metav1.Time fields.
+func defaultConditionTimes(o registry.Object, fields ...string) {
+	for _, c := range maps(obj(o), "status", "conditions") {
+		for _, f := range fields {
+			def(c, f, nil)
+		}
+	}
+}
+
 func defaultDeployment(_ context.Context, o registry.Object) error {
+	defaultConditionTimes(o, "lastUpdateTime", "lastTransitionTime")
 	spec := ensureMap(obj(o), "spec")
 	def(spec, "replicas", num(1))
 	st := ensureMap(spec, "strategy")
