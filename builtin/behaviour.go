@@ -112,6 +112,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultPersistentVolume
 		s.PrepareForCreate = preparePersistentVolumeCreate
 	case "/endpoints":
+		// kube's deprecation warning, on every response of the kind.
+		res.Warnings = []string{"v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}
 		s.Default = defaultEndpoints
 	case "/nodes":
 		s.PrepareForCreate = prepareNodeCreate
