@@ -36,6 +36,13 @@ var generation = map[string]bool{
 	"poddisruptionbudgets": true, "priorityclasses": true,
 }
 
+// returnDeleted lists the kinds whose DELETE answers with the deleted
+// object (kube's registries with ReturnDeletedObject).
+var returnDeleted = map[string]bool{
+	"/pods": true, "/services": true, "/serviceaccounts": true, "/persistentvolumes": true, "/persistentvolumeclaims": true,
+	"/resourcequotas": true, "/podtemplates": true, "storage.k8s.io/storageclasses": true,
+}
+
 // selectable are the field selectors kube's kinds support beyond
 // metadata.name and metadata.namespace (their GetAttrs).
 var selectable = map[string][]string{
@@ -59,11 +66,14 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	res.SelectableFields = slices.Clone(selectable[k.Group+"/"+k.Plural])
 	res.Columns = slices.Clone(columns[k.Group+"/"+k.Plural])
 	s := &res.Strategy
+	s.ReturnDeletedObject = returnDeleted[k.Group+"/"+k.Plural]
 	switch k.Group + "/" + k.Plural {
 	case "/pods":
 		res.Subresources = map[string]registry.SubresourceHandler{"binding": b.bind, "eviction": b.evict}
 		s.Default = defaultPod
 		s.PrepareForCreate = preparePodCreate
+		s.PrepareForUpdate = preparePodUpdate
+		s.WarningsOnCreate = podWarnings
 		s.ValidateCreate = validatePod
 		s.ValidateUpdate = func(ctx context.Context, o, old registry.Object) []registry.FieldError {
 			return append(validatePod(ctx, o), validatePodUpdate(ctx, o, old)...)
@@ -77,7 +87,10 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultService
 		s.PrepareForCreate = b.services.prepareCreate
 		s.PrepareForUpdate = b.services.prepareUpdate
-		s.ValidateUpdate = b.services.validateUpdate
+		s.ValidateCreate = validateService
+		s.ValidateUpdate = func(ctx context.Context, o, old registry.Object) []registry.FieldError {
+			return append(validateService(ctx, o), b.services.validateUpdate(ctx, o, old)...)
+		}
 		s.AfterDelete = b.services.release
 	case "/serviceaccounts":
 		if b.tokens != nil {
@@ -87,6 +100,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultSecret
 		s.ValidateCreate = validateSecret
 		s.ValidateUpdate = validateSecretUpdate
+		s.WarningsOnCreate = secretWarnings
+		s.WarningsOnUpdate = func(ctx context.Context, o, _ registry.Object) []string { return secretWarnings(ctx, o) }
 	case "/replicationcontrollers":
 		s.Default = defaultReplicationController
 		s.ValidateCreate = validateReplicationController
@@ -97,6 +112,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultPersistentVolume
 		s.PrepareForCreate = preparePersistentVolumeCreate
 	case "/endpoints":
+		// kube's deprecation warning, on every response of the kind.
+		res.Warnings = []string{"v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}
 		s.Default = defaultEndpoints
 	case "/nodes":
 		s.PrepareForCreate = prepareNodeCreate
@@ -111,9 +128,12 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	case "scheduling.k8s.io/priorityclasses":
 		s.Default = defaultPriorityClass
 	case "events.k8s.io/events":
-		s.ValidateCreate = validateEventsV1
-		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEventsV1(ctx, o) }
+		s.Default = defaultEventsV1
+		s.PrepareForCreate = prepareEventsV1
+		s.PrepareForUpdate = func(ctx context.Context, o, _ registry.Object) error { return prepareEventsV1(ctx, o) }
 	case "autoscaling/horizontalpodautoscalers":
+		s.ValidateCreate = validateHPA
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateHPA(ctx, o) }
 		if k.Version == "v1" {
 			s.Default = defaultHPAv1
 		} else {
@@ -131,8 +151,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		}
 	case "apps/deployments":
 		s.Default = defaultDeployment
-		s.ValidateCreate = validateWorkload
-		s.ValidateUpdate = validateWorkloadUpdate
+		s.ValidateCreate = validateDeployment
+		s.ValidateUpdate = validateDeploymentUpdate
 	case "apps/replicasets":
 		s.Default = defaultReplicaSet
 		s.ValidateCreate = validateWorkload
@@ -150,11 +170,32 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.PrepareForCreate = prepareJobCreate
 		s.ValidateCreate = validateJob
 		s.ValidateUpdate = validateJobUpdate
+	case "coordination.k8s.io/leases":
+		s.PrepareForCreate = prepareLease
+		s.PrepareForUpdate = func(ctx context.Context, o, _ registry.Object) error { return prepareLease(ctx, o) }
 	case "batch/cronjobs":
 		s.Default = defaultCronJob
 	case "/events":
+		s.Default = defaultEvent
 		s.ValidateCreate = validateEvent
 		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEvent(ctx, o) }
+	}
+	if v, ok := validators[k.Group+"/"+k.Plural]; ok {
+		s.ValidateCreate = v
+		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return v(ctx, o) }
+	}
+	switch k.Group + "/" + k.Plural {
+	case "scheduling.k8s.io/priorityclasses":
+		s.ValidateUpdate = validatePriorityClassUpdate
+	case "storage.k8s.io/storageclasses":
+		s.ValidateUpdate = validateStorageClassUpdate
+	case "apps/controllerrevisions":
+		s.ValidateCreate = validateControllerRevision
+		s.ValidateUpdate = validateControllerRevisionUpdate
+	case "batch/jobs":
+		s.ValidateCreate = func(ctx context.Context, o registry.Object) []registry.FieldError {
+			return append(validateJob(ctx, o), validateGeneratedSelector(o)...)
+		}
 	}
 	if k.Plural == "daemonsets" {
 		s.PrepareForCreate = prepareDaemonSetCreate
@@ -198,6 +239,32 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 			return nil
 		}
 	}
+}
+
+// validators are the kinds' validations that are the same on create and
+// update (validation.go).
+var validators = map[string]func(context.Context, registry.Object) []registry.FieldError{
+	"batch/cronjobs":                    validateCronJob,
+	"coordination.k8s.io/leases":        validateLease,
+	"policy/poddisruptionbudgets":       validatePDB,
+	"networking.k8s.io/ingresses":       validateIngress,
+	"networking.k8s.io/networkpolicies": validateNetworkPolicy,
+	"networking.k8s.io/ingressclasses":  validateIngressClass,
+	"discovery.k8s.io/endpointslices":   validateEndpointSlice,
+	"/endpoints":                        validateEndpoints,
+	"/persistentvolumeclaims":           validatePVC,
+	"/resourcequotas":                   validateResourceQuota,
+	"storage.k8s.io/storageclasses":     validateStorageClass,
+	"scheduling.k8s.io/priorityclasses": validatePriorityClass,
+}
+
+// defaultEvent writes the times Go's JSON writes for a core/v1 Event's
+// non-pointer metav1.Time fields: null.
+func defaultEvent(_ context.Context, o registry.Object) error {
+	for _, f := range []string{"eventTime", "firstTimestamp", "lastTimestamp"} {
+		def(obj(o), f, nil)
+	}
+	return nil
 }
 
 // validateEvent is kube's rule that a core/v1 Event's involvedObject is

@@ -76,10 +76,9 @@ func (b *behaviours) resources() ([]*registry.Resource, error) {
 			Status: k.has("status"), Schema: s, Protobuf: md, OpenAPI: OpenAPI(k.Schema),
 		}
 		if k.has("scale") {
-			res.Scale = &registry.Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".status.selector"}
-			if k.Kind == "ReplicationController" {
-				res.Scale.LabelSelectorPath = "" // its selector is a map, not a string
-			}
+			// kube's Scale of a workload says its spec.selector (a
+			// ReplicationController's is a map of labels).
+			res.Scale = &registry.Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".spec.selector"}
 		}
 		b.apply(k, res)
 		out = append(out, res)

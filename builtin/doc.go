@@ -45,7 +45,11 @@
 // # Behaviour
 //
 // Each kind's strategy does what kube's does on write, where controllers
-// and users meet it (pod.go, workloads.go, service.go, secret.go): the
+// and users meet it (pod.go, workloads.go, service.go, secret.go; kube's
+// validation messages in podspec.go, servicevalidation.go and
+// validation.go; what kube's default admission plugins Priority and
+// DefaultTolerationSeconds set, in the Prepare hooks, which run after
+// managedFields as kube's admission does): the
 // defaults of kube's SetDefaults_* functions and +default markers (the
 // schemas' defaults), Pod status Pending with its QoS class, the Job's
 // generated selector and controller-uid labels, Service clusterIP and

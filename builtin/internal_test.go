@@ -180,8 +180,8 @@ func TestValidatePullPolicy(t *testing.T) {
 		{"!invalid!", "spec.containers[0].imagePullPolicy"},
 		{"always", "spec.containers[0].imagePullPolicy"},
 	} {
-		spec := map[string]any{"restartPolicy": "Always", "containers": []any{
-			map[string]any{"name": "c", "image": "nginx", "imagePullPolicy": tt.policy},
+		spec := map[string]any{"restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "containers": []any{
+			map[string]any{"name": "c", "image": "nginx", "imagePullPolicy": tt.policy, "terminationMessagePolicy": "File"},
 		}}
 		var got string
 		for _, e := range validatePodSpec(spec, "spec") {

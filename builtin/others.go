@@ -2,6 +2,8 @@ package builtin
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kapi-dev/kapi/internal/validation"
@@ -153,10 +155,61 @@ func defaultPriorityClass(_ context.Context, o registry.Object) error {
 
 // validateEventsV1 is kube's rule for events.k8s.io Events: what they
 // regard is in their namespace (reported at the internal field name, as
-// kube does).
+// kube does), an eventTime, and a type of Normal or Warning (kube's
+// message names the empty value).
 func validateEventsV1(_ context.Context, o registry.Object) []registry.FieldError {
-	if ns := getString(obj(o), "regarding", "namespace"); ns != o.Namespace() {
-		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"}}
+	var errs []registry.FieldError
+	m := obj(o)
+	if ns := getString(m, "regarding", "namespace"); ns != o.Namespace() {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"})
 	}
+	if m["eventTime"] == nil {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "eventTime"})
+	}
+	if t := getString(m, "type"); t != "Normal" && t != "Warning" {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "type", Value: "", Detail: "has invalid value: " + t})
+	}
+	return errs
+}
+
+// prepareEventsV1 refuses an invalid events.k8s.io Event with kube's
+// 422: kube serves the kind from the core group's internal Event, so its
+// error names the kind without a group (`Event "e" is invalid`).
+func prepareEventsV1(ctx context.Context, o registry.Object) error {
+	errs := validateEventsV1(ctx, o)
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	causes := make([]registry.StatusCause, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+		causes[i] = registry.StatusCause{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}
+	}
+	msg := msgs[0]
+	if len(msgs) > 1 {
+		msg = "[" + strings.Join(msgs, ", ") + "]"
+	}
+	se := statusError(422, "Invalid", fmt.Sprintf("Event %q is invalid: %s", o.Name(), msg))
+	se.Status.Details = &registry.StatusDetails{Name: o.Name(), Kind: "Event", Causes: causes}
+	return se
+}
+
+// defaultEventsV1 writes the times Go's JSON writes for an events.k8s.io
+// Event's non-pointer metav1.Time fields: null.
+func defaultEventsV1(_ context.Context, o registry.Object) error {
+	for _, f := range []string{"deprecatedFirstTimestamp", "deprecatedLastTimestamp"} {
+		def(obj(o), f, nil)
+	}
+	return nil
+}
+
+// prepareLease drops the fields of kube's CoordinatedLeaderElection
+// (alpha, off by default), as kube's strategy does (after its field
+// manager has recorded them).
+func prepareLease(_ context.Context, o registry.Object) error {
+	spec := getMap(obj(o), "spec")
+	delete(spec, "strategy")
+	delete(spec, "preferredHolder")
 	return nil
 }

@@ -41,6 +41,19 @@ func defaultPodSpec(spec map[string]any) {
 			defaultContainer(c)
 		}
 	}
+	if hn, _ := spec["hostNetwork"].(bool); hn {
+		// defaultHostNetworkPorts: a host-network pod's ports are the
+		// host's.
+		for _, list := range []string{"containers", "initContainers"} {
+			for _, c := range maps(spec, list) {
+				for _, p := range maps(c, "ports") {
+					if p["hostPort"] == nil || p["hostPort"] == num(0) {
+						p["hostPort"] = p["containerPort"]
+					}
+				}
+			}
+		}
+	}
 	for _, v := range maps(spec, "volumes") {
 		defaultVolume(v)
 	}
@@ -125,14 +138,21 @@ func defaultVolume(v map[string]any) {
 	def(getMap(v, "hostPath"), "type", "")
 }
 
-// defaultPod is SetDefaults_Pod on top of the spec's defaults.
+// defaultPod is SetDefaults_Pod on top of the spec's defaults, and what
+// kube's decoding writes in a status: the conditions' times (non-pointer
+// metav1.Time, so null when unset) and podIPs from podIP.
 func defaultPod(_ context.Context, o registry.Object) error {
+	status := getMap(obj(o), "status")
+	for _, c := range maps(status, "conditions") {
+		def(c, "lastProbeTime", nil)
+		def(c, "lastTransitionTime", nil)
+	}
+	if ip := getString(status, "podIP"); ip != "" && len(getList(status, "podIPs")) == 0 {
+		status["podIPs"] = []any{map[string]any{"ip": ip}}
+	}
 	spec := getMap(obj(o), "spec")
 	defaultPodSpec(spec)
 	def(spec, "enableServiceLinks", true)
-	// What kube-apiserver's Priority admission plugin sets on every pod.
-	def(spec, "priority", num(0))
-	def(spec, "preemptionPolicy", "PreemptLowerPriority")
 	for _, list := range []string{"containers", "initContainers"} {
 		for _, c := range maps(spec, list) {
 			limits := getMap(c, "resources", "limits")
@@ -148,11 +168,80 @@ func defaultPod(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-// preparePodCreate starts a pod's status as kube's PrepareForCreate does.
+// preparePodCreate starts a pod's status as kube's PrepareForCreate does,
+// and sets what kube-apiserver's default admission plugins set on a new
+// pod (admitPod). They run after its field manager, so what they set is
+// owned by no manager: here too, Prepare hooks run after managedFields.
 func preparePodCreate(_ context.Context, o registry.Object) error {
-	o["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(getMap(obj(o), "spec"))}
+	spec := getMap(obj(o), "spec")
+	// Priority: without a priorityClassName (and kube has no global
+	// default class), priority 0 and PreemptLowerPriority.
+	def(spec, "priority", num(0))
+	def(spec, "preemptionPolicy", "PreemptLowerPriority")
+	defaultTolerations(spec)
+	if g := get(spec, "terminationGracePeriodSeconds"); g != nil && intAt(spec, "terminationGracePeriodSeconds") < 0 {
+		spec["terminationGracePeriodSeconds"] = num(1) // kube's strategy: a negative grace period is 1
+	}
+	o["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}
 	return nil
 }
+
+// preparePodUpdate is admitPod on an update: the priority set on create
+// is kept when the new object leaves it out (Priority), and the default
+// tolerations are added again (DefaultTolerationSeconds).
+func preparePodUpdate(_ context.Context, o, old registry.Object) error {
+	// The QoS class is the spec's, which an update does not change.
+	if q := getString(obj(old), "status", "qosClass"); q != "" {
+		def(ensureMap(obj(o), "status"), "qosClass", q)
+	}
+	spec, oldSpec := getMap(obj(o), "spec"), getMap(obj(old), "spec")
+	if spec == nil {
+		return nil
+	}
+	for _, f := range []string{"priority", "preemptionPolicy"} {
+		if spec[f] == nil && oldSpec[f] != nil {
+			spec[f] = oldSpec[f]
+		}
+	}
+	defaultTolerations(spec)
+	return nil
+}
+
+// defaultTolerations is kube's DefaultTolerationSeconds admission plugin:
+// a pod that does not tolerate the NoExecute taints of a not-ready or an
+// unreachable node tolerates them for 300 seconds.
+func defaultTolerations(spec map[string]any) {
+	if spec == nil {
+		return
+	}
+	notReady, unreachable := false, false
+	for _, t := range maps(spec, "tolerations") {
+		key, effect := getString(t, "key"), getString(t, "effect")
+		if effect != "" && effect != "NoExecute" {
+			continue
+		}
+		notReady = notReady || key == "" || key == taintNotReady
+		unreachable = unreachable || key == "" || key == taintUnreachable
+	}
+	l, _ := spec["tolerations"].([]any)
+	for _, add := range []struct {
+		has bool
+		key string
+	}{{notReady, taintNotReady}, {unreachable, taintUnreachable}} {
+		if !add.has {
+			l = append(l, map[string]any{"key": add.key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": num(300)})
+		}
+	}
+	if len(l) > 0 {
+		spec["tolerations"] = l
+	}
+}
+
+// The taints of a node that is not ready or not reachable.
+const (
+	taintNotReady    = "node.kubernetes.io/not-ready"
+	taintUnreachable = "node.kubernetes.io/unreachable"
+)
 
 // qosClass is kube's QoS class of a pod spec: Guaranteed when every
 // container limits cpu and memory with requests equal to the limits,
@@ -182,43 +271,18 @@ func qosClass(spec map[string]any) string {
 	return "Burstable"
 }
 
+// podWarnings is kube's warning for a pod name that is not a DNS label.
+func podWarnings(_ context.Context, o registry.Object) []string {
+	if errs := validation.IsDNS1123Label(o.Name()); len(errs) > 0 {
+		return []string{fmt.Sprintf("metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: %v", errs)}
+	}
+	return nil
+}
+
 // validatePod is what kube's ValidatePodCreate checks beyond the schema
 // that controllers and users meet first.
 func validatePod(_ context.Context, o registry.Object) []registry.FieldError {
 	return validatePodSpec(getMap(obj(o), "spec"), "spec")
-}
-
-func validatePodSpec(spec map[string]any, path string) []registry.FieldError {
-	var errs []registry.FieldError
-	if len(getList(spec, "containers")) == 0 {
-		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: path + ".containers", Detail: ""})
-	}
-	names := map[string]bool{}
-	for _, list := range []string{"containers", "initContainers"} {
-		for i, c := range maps(spec, list) {
-			p := path + "." + list + "[" + itoa(i) + "]"
-			name := getString(c, "name")
-			if names[name] && name != "" {
-				errs = append(errs, registry.FieldError{Type: validation.TypeDuplicate, Field: p + ".name", Value: name})
-			}
-			names[name] = true
-			if getString(c, "image") == "" {
-				errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: p + ".image"})
-			}
-			switch pp := getString(c, "imagePullPolicy"); pp {
-			case "Always", "IfNotPresent", "Never", "": // "" is defaulted before validation
-			default:
-				errs = append(errs, registry.FieldError{Type: validation.TypeNotSupported, Field: p + ".imagePullPolicy", Value: pp, Detail: `supported values: "Always", "IfNotPresent", "Never"`})
-			}
-			errs = append(errs, requestsWithinLimits(c, p)...)
-		}
-	}
-	switch rp := getString(spec, "restartPolicy"); rp {
-	case "Always", "OnFailure", "Never":
-	default:
-		errs = append(errs, registry.FieldError{Type: validation.TypeNotSupported, Field: path + ".restartPolicy", Value: rp, Detail: `supported values: "Always", "OnFailure", "Never"`})
-	}
-	return errs
 }
 
 // podUpdateForbidden is kube's message for a pod update that changes more

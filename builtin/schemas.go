@@ -30,7 +30,10 @@ var (
 	defsErr  error
 )
 
-const quantityDef = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+const (
+	quantityDef     = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+	rawExtensionDef = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+)
 
 // definitions returns the built-in schemas by OpenAPI name
 // ("io.k8s.api.core.v1.Pod"). They are shared: callers must not change
@@ -107,6 +110,11 @@ func (l *linker) def(name string) (*schema.Schema, error) {
 	l.built[name] = s
 	if name == quantityDef {
 		l.quantities[s] = true
+	}
+	if name == rawExtensionDef {
+		// Embedded objects (a ControllerRevision's data) are one value
+		// to kube's field manager, not fields of their own.
+		s.MapType = "atomic"
 	}
 	return s, nil
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	stdmaps "maps"
 	"slices"
@@ -42,13 +43,29 @@ var secretKeys = map[string][]string{
 
 func validateSecret(_ context.Context, o registry.Object) []registry.FieldError {
 	data := getMap(obj(o), "data")
-	var errs []registry.FieldError
+	errs := validateSecretContents(o)
 	for _, k := range secretKeys[getString(obj(o), "type")] {
 		if _, ok := data[k]; !ok {
 			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "data[" + k + "]"})
 		}
 	}
 	return errs
+}
+
+// secretWarnings is kube's warningsForSecret: a TLS secret whose
+// certificate and key do not make a key pair is stored, with a warning
+// saying why.
+func secretWarnings(_ context.Context, o registry.Object) []string {
+	if getString(obj(o), "type") != "kubernetes.io/tls" {
+		return nil
+	}
+	data := getMap(obj(o), "data")
+	crt, _ := base64.StdEncoding.DecodeString(getString(data, "tls.crt"))
+	key, _ := base64.StdEncoding.DecodeString(getString(data, "tls.key"))
+	if _, err := tls.X509KeyPair(crt, key); err != nil {
+		return []string{err.Error()}
+	}
+	return nil
 }
 
 func validateSecretUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {

@@ -31,7 +31,11 @@ type allocator struct {
 	mu    sync.Mutex
 	first uint32 // the first number allocated
 	size  uint32
-	used  map[uint32]bool
+	// static is how many numbers from first are kept for the values
+	// users ask for: dynamic allocation takes them last (kube's
+	// ipallocator reserves the low band of a service CIDR so).
+	static uint32
+	used   map[uint32]bool
 }
 
 func (a *allocator) allocate() (uint32, bool) {
@@ -40,15 +44,42 @@ func (a *allocator) allocate() (uint32, bool) {
 	if uint32(len(a.used)) >= a.size {
 		return 0, false
 	}
-	start := rand.Uint32N(a.size)
-	for i := range a.size {
-		n := a.first + (start+i)%a.size
+	if n, ok := a.pick(a.static, a.size); ok {
+		return n, true
+	}
+	return a.pick(0, a.static)
+}
+
+// pick marks and returns a free number of [first+from, first+to), from
+// a random start.
+func (a *allocator) pick(from, to uint32) (uint32, bool) {
+	if to <= from {
+		return 0, false
+	}
+	size := to - from
+	start := rand.Uint32N(size)
+	for i := range size {
+		n := a.first + from + (start+i)%size
 		if !a.used[n] {
 			a.used[n] = true
 			return n, true
 		}
 	}
 	return 0, false
+}
+
+// staticBand is kube's calculateRangeOffset: 1/16 of a range of size
+// addresses, at least 16 and at most 256 (none below 16 addresses).
+func staticBand(size uint32) uint32 {
+	switch {
+	case size < 16:
+		return 0
+	case size/16 < 16:
+		return 16
+	case size/16 > 256:
+		return 256
+	}
+	return size / 16
 }
 
 func (a *allocator) mark(n uint32) bool {
@@ -87,7 +118,7 @@ func newServices(cidr string) (*services, error) {
 	// The network address and the first one (the kubernetes service's)
 	// are kept, as kube keeps them; so is the broadcast address.
 	return &services{prefix: p,
-		ips:   allocator{first: 2, size: size - 3, used: map[uint32]bool{}},
+		ips:   allocator{first: 2, size: size - 3, static: min(staticBand(size), size-3), used: map[uint32]bool{}},
 		ports: allocator{first: 30000, size: 2768, used: map[uint32]bool{}},
 	}, nil
 }
@@ -110,6 +141,9 @@ func defaultService(_ context.Context, o registry.Object) error {
 	spec := ensureMap(obj(o), "spec")
 	def(spec, "type", "ClusterIP")
 	def(spec, "sessionAffinity", "None")
+	if spec["sessionAffinity"] == "ClientIP" {
+		def(ensureMap(spec, "sessionAffinityConfig", "clientIP"), "timeoutSeconds", num(10800))
+	}
 	for _, p := range maps(spec, "ports") {
 		def(p, "protocol", "TCP")
 		if tp, ok := p["targetPort"]; !ok || tp == nil || tp == "" || tp == num(0) {
@@ -127,6 +161,11 @@ func defaultService(_ context.Context, o registry.Object) error {
 	}
 	def(obj(o), "status", map[string]any{})
 	def(getMap(obj(o), "status"), "loadBalancer", map[string]any{})
+	for _, in := range maps(obj(o), "status", "loadBalancer", "ingress") {
+		if getString(in, "ip") != "" {
+			def(in, "ipMode", "VIP") // SetDefaults_LoadBalancerIngress
+		}
+	}
 	return nil
 }
 
@@ -242,10 +281,14 @@ func (s *services) release(_ context.Context, o registry.Object, gone bool) {
 // take marks the clusterIP a new service asks for as used: in the range
 // and free, or a 422 as kube's allocator answers.
 func (s *services) take(o registry.Object, ip string) error {
+	if _, err := netip.ParseAddr(ip); err != nil {
+		return invalidError("Service", o.Name(), registry.FieldError{Type: validation.TypeInvalid, Field: "spec.clusterIPs[0]",
+			Value: ip, Detail: "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"})
+	}
 	off, ok := s.offset(ip)
 	detail := "provided IP is already allocated"
 	if !ok {
-		detail = "the provided IP (" + ip + ") is not in the valid range. The range of valid IPs is " + s.prefix.String()
+		detail = "the provided network does not match the current range"
 	} else if s.ips.mark(off) {
 		return nil
 	}

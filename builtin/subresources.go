@@ -48,7 +48,7 @@ type bindingKey struct{}
 
 func (b *behaviours) bind(ctx context.Context, req registry.SubresourceRequest) (any, error) {
 	if req.Method != "POST" {
-		return nil, statusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+		return nil, methodNotAllowed()
 	}
 	md, err := message("k8s.io.api.core.v1.Binding")
 	if err != nil {
@@ -57,6 +57,9 @@ func (b *behaviours) bind(ctx context.Context, req registry.SubresourceRequest) 
 	body, err := decodeBody(req, md)
 	if err != nil {
 		return nil, err
+	}
+	if n := getString(body, "metadata", "name"); n != req.Name {
+		return nil, statusError(400, "BadRequest", "name in URL does not match name in Binding object")
 	}
 	node := getString(body, "target", "name")
 	if k := getString(body, "target", "kind"); (k != "" && k != "Node") || node == "" {
@@ -90,6 +93,14 @@ func (b *behaviours) bind(ctx context.Context, req registry.SubresourceRequest) 
 	return success(), nil
 }
 
+// methodNotAllowed is kube's 405 for a verb the subresource does not
+// serve.
+func methodNotAllowed() error {
+	se := statusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+	se.Status.Details = &registry.StatusDetails{}
+	return se
+}
+
 // success is the Status a binding or eviction answers.
 func success() map[string]any {
 	return map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{}, "status": "Success", "code": 201}
@@ -97,14 +108,18 @@ func success() map[string]any {
 
 func (b *behaviours) evict(ctx context.Context, req registry.SubresourceRequest) (any, error) {
 	if req.Method != "POST" {
-		return nil, statusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+		return nil, methodNotAllowed()
 	}
 	md, err := message("k8s.io.api.policy.v1.Eviction")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := decodeBody(req, md); err != nil {
+	body, err := decodeBody(req, md)
+	if err != nil {
 		return nil, err
+	}
+	if n := getString(body, "metadata", "name"); n != req.Name {
+		return nil, statusError(400, "BadRequest", "name in URL does not match name in Eviction object")
 	}
 	pods, err := b.client("v1", "pods")
 	if err != nil {
@@ -155,7 +170,7 @@ func (b *behaviours) checkDisruptionBudget(ctx context.Context, req registry.Sub
 	name := getString(pdb, "metadata", "name")
 	tooMany := func(msg string) error {
 		se := statusError(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.")
-		se.Status.Details = &registry.StatusDetails{Causes: []registry.StatusCause{{Type: "DisruptionBudget", Message: msg}}}
+		se.Status.Details = &registry.StatusDetails{Causes: []registry.StatusCause{{Type: "DisruptionBudget", Message: msg}}, RetryAfterSeconds: 10}
 		return se
 	}
 	if intAt(pdb, "status", "observedGeneration") < intAt(pdb, "metadata", "generation") {
@@ -176,7 +191,7 @@ func (b *behaviours) checkDisruptionBudget(ctx context.Context, req registry.Sub
 // token answers a TokenRequest for the service account.
 func (b *behaviours) token(ctx context.Context, req registry.SubresourceRequest) (any, error) {
 	if req.Method != "POST" {
-		return nil, statusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+		return nil, methodNotAllowed()
 	}
 	if b.tokens == nil {
 		return nil, statusError(404, "NotFound", "the server could not find the requested resource")
@@ -190,7 +205,10 @@ func (b *behaviours) token(ctx context.Context, req registry.SubresourceRequest)
 		ttl = intAt(body, "spec", "expirationSeconds")
 	}
 	if ttl < 600 {
-		return nil, invalidError("TokenRequest", req.Name, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.expirationSeconds", Value: ttl, Detail: "may not specify a duration less than 10 minutes"})
+		// The TokenRequest has no name: kube names the kind with its group.
+		se := invalidError("TokenRequest.authentication.k8s.io", "", registry.FieldError{Type: validation.TypeInvalid, Field: "spec.expirationSeconds", Value: ttl, Detail: "may not specify a duration less than 10 minutes"})
+		se.Status.Details.Group, se.Status.Details.Kind = "authentication.k8s.io", "TokenRequest"
+		return nil, se
 	}
 	var auds []string
 	for _, a := range getList(body, "spec", "audiences") {
@@ -204,13 +222,23 @@ func (b *behaviours) token(ctx context.Context, req registry.SubresourceRequest)
 	}
 	spec := ensureMap(body, "spec")
 	spec["expirationSeconds"] = num(ttl)
+	// kube's create handler records the request (defaulted) in
+	// managedFields, before its REST defaults the audiences.
+	fields := map[string]any{}
+	for k := range spec {
+		fields["f:"+k] = map[string]any{}
+	}
 	if len(auds) == 0 {
 		spec["audiences"] = []any{b.tokens.issuer}
 	}
+	def(spec, "boundObjectRef", nil)
 	body["apiVersion"], body["kind"] = "authentication.k8s.io/v1", "TokenRequest"
 	meta := ensureMap(body, "metadata")
-	meta["name"], meta["namespace"] = req.Name, req.Namespace
-	meta["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
+	now := time.Now().UTC().Format(time.RFC3339)
+	meta["name"], meta["namespace"], meta["uid"] = req.Name, req.Namespace, req.Object.UID()
+	meta["creationTimestamp"] = now
+	meta["managedFields"] = []any{map[string]any{"manager": req.Manager, "operation": "Update", "apiVersion": "authentication.k8s.io/v1",
+		"time": now, "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": fields}, "subresource": "token"}}
 	body["status"] = map[string]any{"token": tok, "expirationTimestamp": exp.Format(time.RFC3339)}
 	return body, nil
 }

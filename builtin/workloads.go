@@ -15,7 +15,18 @@ import (
 // selector and labels from its uid unless manualSelector is set, and
 // StatefulSet updates may change only some of the spec.
 
+// defaultConditionTimes writes the null that Go's JSON writes for a
+// condition's unset non-pointer metav1.Time fields.
+func defaultConditionTimes(o registry.Object, fields ...string) {
+	for _, c := range maps(obj(o), "status", "conditions") {
+		for _, f := range fields {
+			def(c, f, nil)
+		}
+	}
+}
+
 func defaultDeployment(_ context.Context, o registry.Object) error {
+	defaultConditionTimes(o, "lastUpdateTime", "lastTransitionTime")
 	spec := ensureMap(obj(o), "spec")
 	def(spec, "replicas", num(1))
 	st := ensureMap(spec, "strategy")
@@ -58,7 +69,10 @@ func defaultStatefulSet(_ context.Context, o registry.Object) error {
 }
 
 // prepareDaemonSetCreate starts the template generation annotation kube's
-// strategy keeps (deprecated.daemonset.template.generation).
+// strategy keeps (deprecated.daemonset.template.generation). kube writes it
+// when it converts the request's DaemonSet, before its field manager
+// records the create: defaultDaemonSet sets it too, so the creator owns
+// it.
 func prepareDaemonSetCreate(_ context.Context, o registry.Object) error {
 	ensureMap(obj(o), "metadata", "annotations")[templateGeneration] = "1"
 	return nil
@@ -80,6 +94,9 @@ func prepareDaemonSetUpdate(_ context.Context, o, old registry.Object) error {
 const templateGeneration = "deprecated.daemonset.template.generation"
 
 func defaultDaemonSet(_ context.Context, o registry.Object) error {
+	// See prepareDaemonSetCreate; an update keeps the stored generation
+	// (prepareDaemonSetUpdate).
+	def(ensureMap(obj(o), "metadata", "annotations"), templateGeneration, "1")
 	spec := ensureMap(obj(o), "spec")
 	us := ensureMap(spec, "updateStrategy")
 	def(us, "type", "RollingUpdate")
@@ -134,6 +151,9 @@ func defaultJobSpec(spec map[string]any) {
 // template's, and manualSelector to false.
 func defaultJob(_ context.Context, o registry.Object) error {
 	spec := ensureMap(obj(o), "spec")
+	if l := getMap(spec, "template", "metadata", "labels"); len(l) > 0 && len(getMap(obj(o), "metadata", "labels")) == 0 {
+		o.Meta()["labels"] = clone(l)
+	}
 	defaultJobSpec(spec)
 	def(spec, "manualSelector", false)
 	return nil
@@ -169,9 +189,10 @@ func prepareJobCreate(_ context.Context, o registry.Object) error {
 		def(labels, jobUIDLabel, uid)
 		def(labels, jobLegacyName, name)
 		def(labels, jobNameLabel, name)
-		if getMap(spec, "selector") == nil {
-			spec["selector"] = map[string]any{"matchLabels": map[string]any{jobUIDLabel: uid}}
-		}
+		// kube's generateSelector: the uid label is added to a selector
+		// the user set too (which validation then refuses).
+		sel := ensureMap(spec, "selector")
+		def(ensureMap(sel, "matchLabels"), jobUIDLabel, uid)
 	}
 	if len(getMap(obj(o), "metadata", "labels")) == 0 {
 		if l := getMap(spec, "template", "metadata", "labels"); len(l) > 0 {
@@ -191,12 +212,12 @@ func validateSelector(spec map[string]any, required bool) []registry.FieldError 
 			// kube's nil selector selects nothing: the template's labels
 			// do not match it either.
 			return []registry.FieldError{{Type: validation.TypeRequired, Field: "spec.selector"},
-				{Type: validation.TypeInvalid, Field: "spec.template.metadata.labels", Value: labels, Detail: "`selector` does not match template `labels`"}}
+				{Type: validation.TypeInvalid, Field: "spec.template.metadata.labels", Value: get(spec, "template", "metadata", "labels"), Detail: "`selector` does not match template `labels`"}}
 		}
 		return nil
 	}
 	if len(getMap(sel, "matchLabels")) == 0 && len(getList(sel, "matchExpressions")) == 0 {
-		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "spec.selector", Value: validation.OmitValue, Detail: "empty selector is invalid for deployment"}}
+		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "spec.selector", Value: sel, Detail: "empty selector is invalid for deployment"}}
 	}
 	if !selects(sel, labels) {
 		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "spec.template.metadata.labels", Value: labels, Detail: "`selector` does not match template `labels`"}}
@@ -246,16 +267,27 @@ func selects(sel map[string]any, labels map[string]string) bool {
 func validateWorkload(_ context.Context, o registry.Object) []registry.FieldError {
 	spec := getMap(obj(o), "spec")
 	errs := validateSelector(spec, true)
+	errs = append(errs, nonNegative(spec, "spec.replicas", "replicas")...)
+	errs = append(errs, validateTemplate(spec)...)
 	return append(errs, validatePodSpec(getMap(spec, "template", "spec"), "spec.template.spec")...)
+}
+
+// validateDeployment is validateWorkload with the deployment's strategy.
+func validateDeployment(_ context.Context, o registry.Object) []registry.FieldError {
+	spec := getMap(obj(o), "spec")
+	errs := validateSelector(spec, true)
+	errs = append(errs, validateDeploymentSpec(spec)...)
+	return append(errs, validatePodSpec(getMap(spec, "template", "spec"), "spec.template.spec")...)
+}
+
+func validateDeploymentUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
+	return append(validateDeployment(ctx, o), immutable(o, old, "spec.selector", "spec", "selector")...)
 }
 
 // validateWorkloadUpdate adds the immutable selector of apps/v1.
 func validateWorkloadUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
 	errs := validateWorkload(ctx, o)
-	if sel, oldSel := get(obj(o), "spec", "selector"), get(obj(old), "spec", "selector"); !equal(sel, oldSel) {
-		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.selector", Value: validation.OmitValue, Detail: "field is immutable"})
-	}
-	return errs
+	return append(errs, immutable(o, old, "spec.selector", "spec", "selector")...)
 }
 
 // statefulSetImmutable are the spec fields a StatefulSet update may not
@@ -266,9 +298,7 @@ var statefulSetImmutable = []string{"volumeClaimTemplates", "serviceName", "podM
 func validateStatefulSetUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
 	errs := validateWorkloadUpdate(ctx, o, old)
 	for _, f := range statefulSetImmutable {
-		if v := get(obj(o), "spec", f); !equal(v, get(obj(old), "spec", f)) {
-			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec." + f, Value: validation.OmitValue, Detail: "field is immutable"})
-		}
+		errs = append(errs, immutable(o, old, "spec."+f, "spec", f)...)
 	}
 	return errs
 }
@@ -285,12 +315,14 @@ func validateReplicationController(_ context.Context, o registry.Object) []regis
 	if len(sel) == 0 {
 		return []registry.FieldError{{Type: validation.TypeRequired, Field: "spec.selector"}}
 	}
-	return validatePodSpec(getMap(spec, "template", "spec"), "spec.template.spec")
+	errs := append(nonNegative(spec, "spec.replicas", "replicas"), validateTemplate(spec)...)
+	return append(errs, validatePodSpec(getMap(spec, "template", "spec"), "spec.template.spec")...)
 }
 
 func validateJob(_ context.Context, o registry.Object) []registry.FieldError {
 	spec := getMap(obj(o), "spec")
 	errs := validateSelector(spec, true)
+	errs = append(errs, validateJobSpec(spec)...)
 	tspec := getMap(spec, "template", "spec")
 	if rp := getString(tspec, "restartPolicy"); rp != "OnFailure" && rp != "Never" {
 		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "spec.template.spec.restartPolicy", Detail: `valid values: "OnFailure", "Never"`})
@@ -302,12 +334,13 @@ func validateJob(_ context.Context, o registry.Object) []registry.FieldError {
 // not suspended, as kube's ValidateJobSpecUpdate does.
 func validateJobUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
 	errs := validateJob(ctx, o)
-	if !equal(get(obj(o), "spec", "selector"), get(obj(old), "spec", "selector")) {
-		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.selector", Value: validation.OmitValue, Detail: "field is immutable"})
-	}
+	errs = append(errs, immutable(o, old, "spec.selector", "spec", "selector")...)
 	suspended, _ := get(obj(old), "spec", "suspend").(bool)
 	if !suspended && !equal(get(obj(o), "spec", "template"), get(obj(old), "spec", "template")) {
 		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.template", Value: validation.OmitValue, Detail: "field is immutable"})
+	}
+	if getString(obj(o), "spec", "completionMode") != "Indexed" {
+		errs = append(errs, immutable(o, old, "spec.completions", "spec", "completions")...)
 	}
 	if !equal(get(obj(o), "spec", "completionMode"), get(obj(old), "spec", "completionMode")) {
 		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.completionMode", Value: get(obj(o), "spec", "completionMode"), Detail: "field is immutable"})

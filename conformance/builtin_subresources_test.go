@@ -93,12 +93,18 @@ func TestBuiltinSubresources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// As kube, a refused eviction asks the client to retry in 10s
+		// (Retry-After): client-go would wait and retry, so these requests
+		// are sent once.
 		evict := func() error {
-			return admin.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Namespace: ns}})
+			return admin.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("guarded").SubResource("eviction").
+				Body(&policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Namespace: ns}}).MaxRetries(0).Do(ctx).Error()
 		}
 		// The disruption controller (not kapi's) has not observed it yet.
 		if err := evict(); !apierrors.IsTooManyRequests(err) {
 			t.Fatalf("evict before the budget is observed: got %v; want TooManyRequests", err)
+		} else if d, ok := apierrors.SuggestsClientDelay(err); !ok || d != 10 {
+			t.Errorf("evict before the budget is observed: retry after %d (%v); want 10", d, ok)
 		}
 		setStatus := func(allowed int32) {
 			pdb, err = pdbs.Get(ctx, "guard", metav1.GetOptions{})

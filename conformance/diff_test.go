@@ -114,6 +114,14 @@ type diffStep struct {
 	// Until sends the step again, to each server on its own, until its
 	// answer is the one described; the last answer is compared.
 	Until *diffUntil `json:"until,omitempty"`
+	// Wait, for a read, is a condition, "Type" or "Type=Status" (e.g.
+	// Established, NamesAccepted=False): each server is asked again, up
+	// to diffWaitTimeout, until the answer's status.conditions hold it
+	// (status True when not given), before the step's answers are
+	// compared; or a status code (e.g. 404), waited for the same way.
+	// kube's controllers establish a CRD a moment after its create
+	// returns, and remove a deleted one a moment after.
+	Wait string `json:"wait,omitempty"`
 }
 
 // diffUntil is the answer a step waits for: its code (any when unset),
@@ -134,6 +142,9 @@ func (u *diffUntil) done(a diffAnswer) bool {
 	code, _ := strconv.Atoi(strings.Trim(string(u.Code), `"`))
 	return (code == 0 || a.Code == code) && strings.Contains(diffJSON(a), u.Contains)
 }
+
+// diffWaitTimeout bounds a Wait step's polling on each server.
+const diffWaitTimeout = 30 * time.Second
 
 // diffRetries bounds a Retry step's attempts, diffRetryWait apart.
 const (
@@ -329,7 +340,8 @@ func diffServer(t *testing.T) diffSide {
 		Registry: registry.Options{CEL: cel.Compile, WebhookConditions: cel.CompileMatchConditions},
 		CRDs:     crds,
 		Auth:     server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens)), AuthorizationMode: "RBAC"},
-		Builtin:  builtin.Options{Tokens: tokens},
+		// kube-apiserver's --service-cluster-ip-range (reference/kubeapiserver).
+		Builtin: builtin.Options{ServiceCIDR: "10.0.0.0/24", Tokens: tokens},
 	}))
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
@@ -449,6 +461,11 @@ func runDiffCase(t *testing.T, c diffCase, ns string, vars map[string]string, ku
 	same := true
 	var summary []string
 	for i, st := range c.Steps {
+		if st.Wait != "" {
+			for j, s := range []diffSide{kube, kapi} {
+				diffWait(t, s, st, states[j].vars)
+			}
+		}
 		var answers [2]diffAnswer
 		var raws [2]any
 		for attempt := 0; attempt == 0 || (st.Retry && open == "" && attempt < diffRetries && !cmp.Equal(answers[0], answers[1])); attempt++ {
@@ -517,6 +534,36 @@ func runDiffCase(t *testing.T, c diffCase, ns string, vars map[string]string, ku
 		t.Errorf("case listed in %s (%s) but kapi answers every step as kube does: remove it from the list", diffOpenFile, open)
 	}
 	return same, strings.Join(summary, "; ")
+}
+
+// diffWait sends st to s until the answer's status.conditions hold
+// the condition st.Wait (or its code is st.Wait), or diffWaitTimeout has passed (the step's
+// comparison then shows the answer as it is).
+func diffWait(t *testing.T, s diffSide, st diffStep, vars map[string]string) {
+	t.Helper()
+	typ, want, ok := strings.Cut(st.Wait, "=")
+	if !ok {
+		want = "True"
+	}
+	code, _ := strconv.Atoi(st.Wait)
+	for deadline := time.Now().Add(diffWaitTimeout); time.Now().Before(deadline); time.Sleep(diffRetryWait) {
+		a, raw := diffDo(t, s, st, vars)
+		if code != 0 {
+			if a.Code == code {
+				return
+			}
+			continue
+		}
+		m, _ := raw.(map[string]any)
+		status, _ := m["status"].(map[string]any)
+		conds, _ := status["conditions"].([]any)
+		if slices.ContainsFunc(conds, func(c any) bool {
+			cm, _ := c.(map[string]any)
+			return cm["type"] == typ && cm["status"] == want
+		}) {
+			return
+		}
+	}
 }
 
 // diffSummary says in a few words where two answers differ.
@@ -707,9 +754,13 @@ func diffJSON(v any) string {
 // within a case: resourceVersions and uids by their order of appearance
 // (RV1, RV2…, UID1…), a list's or a bookmark's resourceVersion by "RV",
 // timestamps by TIME, generated names by <prefix>GEN<n>, continue tokens
-// by CONTINUE; managedFields are put in one order.
+// by CONTINUE, a Service's clusterIPs and nodePorts by their order of
+// appearance (IP1…, NODEPORT1…), signed tokens (JWTs) by TOKEN;
+// managedFields are put in one order.
 type diffNormalizer struct {
 	rvs, uids, names map[string]string
+	// ips and ports are the clusterIPs and nodePorts a server allocated.
+	ips, ports map[string]string
 	// generated matches the names a server makes up from the
 	// generateNames of the case's requests.
 	generated []*regexp.Regexp
@@ -740,12 +791,19 @@ var (
 
 // clone is a copy of n, to normalise an answer again from the same state.
 func (n *diffNormalizer) clone() *diffNormalizer {
-	return &diffNormalizer{rvs: maps.Clone(n.rvs), uids: maps.Clone(n.uids), names: maps.Clone(n.names), generated: slices.Clone(n.generated)}
+	return &diffNormalizer{rvs: maps.Clone(n.rvs), uids: maps.Clone(n.uids), names: maps.Clone(n.names),
+		ips: maps.Clone(n.ips), ports: maps.Clone(n.ports), generated: slices.Clone(n.generated)}
 }
 
 func newDiffNormalizer() *diffNormalizer {
-	return &diffNormalizer{rvs: map[string]string{}, uids: map[string]string{}, names: map[string]string{}}
+	return &diffNormalizer{rvs: map[string]string{}, uids: map[string]string{}, names: map[string]string{},
+		ips: map[string]string{}, ports: map[string]string{}}
 }
+
+var (
+	ipv4Pattern = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
+	jwtPattern  = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
+)
 
 var wholeTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$`)
 
@@ -881,6 +939,10 @@ func (n *diffNormalizer) walk(v any, key string) any {
 			return n.mapped(n.uids, "UID", x)
 		case key == "continue" && x != "":
 			return "CONTINUE"
+		case (key == "clusterIP" || key == "clusterIPs") && ipv4Pattern.MatchString(x):
+			return n.mapped(n.ips, "IP", x)
+		case jwtPattern.MatchString(x):
+			return "TOKEN"
 		case wholeTime.MatchString(x):
 			return "TIME"
 		case key == "yamlText":
@@ -896,6 +958,10 @@ func (n *diffNormalizer) walk(v any, key string) any {
 		x = currentRVPattern.ReplaceAllString(x, "${1}RV")
 		x = etcdPrefixPattern.ReplaceAllString(x, "${1}")
 		return normalizeMessage(x)
+	case json.Number:
+		if key == "nodePort" {
+			return n.mapped(n.ports, "NODEPORT", x.String())
+		}
 	}
 	return v
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
@@ -36,12 +35,12 @@ type FieldManager struct {
 	typ        typed.ParseableType
 	apiVersion string
 	kind       string
-	zero       map[string]any // FieldManagerOptions.Zero
 	// updaters per subresource ("" is the main resource); each ignores its
 	// subresource's reset fields.
 	updaters map[string]*updater
-	any      *updater  // for subresources without reset fields
-	keys     fieldKeys // the schema's field names as fieldsV1 keys
+	any      *updater       // for subresources without reset fields
+	keys     fieldKeys      // the schema's field names as fieldsV1 keys
+	zero     map[string]any // a create's starting point (Zero, or Typed's); nil: {}
 }
 
 // FieldManagerOptions are the optional parts of a FieldManager.
@@ -62,6 +61,11 @@ type FieldManagerOptions struct {
 	// structs themselves (no "." entry). Nil: nothing, as for custom
 	// resources. Never modified.
 	Zero map[string]any
+	// Typed says the objects are of a kube Go type (a built-in kind), whose
+	// field manager records a create as a change from the type's zero
+	// value (typedzero.go, from the schema's markers) rather than from an
+	// empty object; Zero, when set, is that value instead.
+	Typed bool
 }
 
 // NewFieldManager returns the field manager of the resource version
@@ -75,6 +79,9 @@ func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptio
 	}
 	v := fieldpath.APIVersion(apiVersion)
 	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, zero: opts.Zero, updaters: map[string]*updater{}, keys: newFieldKeys(t.Schema)}
+	if opts.Typed && m.zero == nil {
+		m.zero = typedZero(s)
+	}
 	safe := newSafeTypes(t.Schema)
 	m.any = &updater{version: v, safe: safe}
 	for sub, paths := range opts.ResetFields {
@@ -215,16 +222,19 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 			kind = m.kind
 		}
 		live = map[string]any{"apiVersion": m.apiVersion, "kind": kind}
-		for k, v := range m.zero {
-			live[k] = jsonval.Copy(v, nil)
-		}
 	}
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
 	if created && len(mg.fields) == 0 {
 		if fields, ok := createFields(m.typ.Schema, m.typ.TypeRef, m.keys, live, out, r.u.reset); ok {
+			if m.zero != nil {
+				dropZero(fields, m.zero, out)
+			}
 			setManagedFields(out, r.created(fields, opts.Manager))
 			return nil
 		}
+	}
+	if created && m.zero != nil {
+		live = withZero(live, m.zero)
 	}
 	lw := withoutManagedFields(live)
 	var liveTV *typed.TypedValue

@@ -398,16 +398,20 @@ var crdSchema = func() *schema.Schema {
 		"properties": map[string]any{
 			"apiVersion": map[string]any{"type": "string"},
 			"kind":       map[string]any{"type": "string"},
-			"metadata":   map[string]any{"type": "object"},
+			// default {} marks the non-pointer structs of kube's Go type,
+			// as kube's OpenAPI does: its field manager records a create
+			// from the type's zero value, which holds them (patch.Typed).
+			"metadata": map[string]any{"type": "object", "default": map[string]any{}},
 			"spec": map[string]any{
-				"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+				"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": map[string]any{},
 				"properties": map[string]any{
+					"names": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": map[string]any{}},
 					"versions": map[string]any{"type": "array", "x-kubernetes-list-type": "atomic",
 						"items": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
 				},
 			},
 			"status": map[string]any{
-				"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+				"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": map[string]any{},
 				"properties": map[string]any{
 					"conditions": map[string]any{"type": "array", "nullable": true, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"type"},
 						"items": map[string]any{"type": "object", "required": []any{"type"}, "x-kubernetes-preserve-unknown-fields": true,

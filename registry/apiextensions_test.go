@@ -290,7 +290,7 @@ func TestCRDInvalid(t *testing.T) {
 		}, []string{"spec.versions: FieldValueInvalid", "status.storedVersions: FieldValueInvalid"}},
 		{"bad version name", func(c map[string]any) {
 			path(c, "spec.versions").([]any)[0].(map[string]any)["name"] = "V1"
-		}, []string{"spec.versions[0].name: FieldValueInvalid"}},
+		}, []string{"spec.versions[0].name: FieldValueInvalid", "spec.version: FieldValueInvalid"}},
 		{"non-structural schema: a property without type", func(c map[string]any) {
 			v := path(c, "spec.versions").([]any)[0].(map[string]any)
 			path(v, "schema.openAPIV3Schema.properties").(map[string]any)["spec"] = map[string]any{"properties": map[string]any{"a": map[string]any{"type": "string"}}}

@@ -42,7 +42,9 @@ func validateCRD(obj, old Object) []FieldError {
 		errs = append(errs, FieldError{Type: typ, Field: field, Value: value, Detail: detail})
 	}
 	sp := c.Spec
-	if want := sp.Names.Plural + "." + sp.Group; c.Metadata.Name != want {
+	// The name is checked on create only (kube's ValidateCustomResourceDefinition;
+	// on update, the names and group it is made of are immutable).
+	if want := sp.Names.Plural + "." + sp.Group; c.Metadata.Name != want && old == nil {
 		add(validation.TypeInvalid, "metadata.name", c.Metadata.Name, `must be spec.names.plural+"."+spec.group`)
 	}
 	switch {
@@ -70,7 +72,7 @@ func validateCRD(obj, old Object) []FieldError {
 		sameColumns = sameColumns && reflect.DeepEqual(v.Columns, sp.Versions[0].Columns)
 	}
 	if len(sp.Versions) == 0 {
-		add(validation.TypeInvalid, "spec.versions", "null", "must have exactly one version marked as storage version")
+		add(validation.TypeInvalid, "spec.versions", []any{}, "must have exactly one version marked as storage version")
 	}
 	storage, seen, unique := 0, map[string]bool{}, true
 	schemaReported := false
@@ -85,6 +87,10 @@ func validateCRD(obj, old Object) []FieldError {
 		seen[v.Name] = true
 		if msgs := dns1035(v.Name); len(msgs) > 0 {
 			add(validation.TypeInvalid, p+".name", v.Name, strings.Join(msgs, ","))
+			if i == 0 {
+				// kube's internal spec.version is the first version's name.
+				add(validation.TypeInvalid, "spec.version", v.Name, strings.Join(msgs, ","))
+			}
 		}
 		schemaPath := p + ".schema.openAPIV3Schema"
 		if sameSchemas {
@@ -93,7 +99,7 @@ func validateCRD(obj, old Object) []FieldError {
 		raw := schemaOf(v.Schema)
 		switch {
 		case raw == nil && v.Served:
-			add(validation.TypeRequired, p+".schema.openAPIV3Schema", "", "because otherwise all fields are pruned")
+			add(validation.TypeRequired, p+".schema.openAPIV3Schema", "", "") // v1 requires structural schemas
 		case raw != nil && !(sameSchemas && schemaReported):
 			errs = append(errs, validateCRDSchema(raw, schemaPath)...)
 			schemaReported = true
@@ -336,6 +342,8 @@ func validateColumn(c schema.Column, path string) []FieldError {
 	}
 	if c.JSONPath == "" {
 		errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + ".JSONPath", Value: ""})
+	} else if !strings.HasPrefix(c.JSONPath, ".") {
+		errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: path + ".JSONPath", Value: c.JSONPath, Detail: "must be a simple json path starting with ."})
 	}
 	return errs
 }
@@ -384,6 +392,9 @@ func validateConversion(c *crdConversion, path string) []FieldError {
 			errs = append(errs, FieldError{Type: validation.TypeForbidden, Field: path + ".webhookClientConfig", Detail: "should not be set when strategy is not set to Webhook"})
 		}
 	case "Webhook":
+		if c.Webhook == nil || len(c.Webhook.ConversionReviewVersions) == 0 {
+			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + ".conversionReviewVersions", Value: ""})
+		}
 		if c.Webhook == nil || c.Webhook.ClientConfig == nil {
 			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + ".webhookClientConfig", Value: "", Detail: "required when strategy is set to Webhook"})
 			break

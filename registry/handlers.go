@@ -435,6 +435,10 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 	if err != nil {
 		return err
 	}
+	if gone && rq.res.Strategy.ReturnDeletedObject && !o.ignoreReadError {
+		r.writeStored(w, rq.Request, http.StatusOK, rq.res, t, out)
+		return nil
+	}
 	if !gone {
 		// As kube: 202 when the object stays and the client asked for
 		// its dependents to be deleted with the deprecated option.

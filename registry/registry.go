@@ -275,7 +275,9 @@ func (r *Registry) prepare(res *Resource) error {
 	if res.converts() {
 		res.convertID = convertIDs.Add(1)
 	}
-	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields(), Zero: res.TypedZero})
+	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields(),
+		// A built-in kind's creates start from its Go type's zero value.
+		Typed: !res.Custom && res.Schema != nil, Zero: res.TypedZero})
 	if err != nil {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
 	}

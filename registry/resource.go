@@ -164,7 +164,10 @@ func (r *Resource) resetFields() map[string][]string {
 type Scale struct {
 	SpecReplicasPath   string // e.g. ".spec.replicas"
 	StatusReplicasPath string // e.g. ".status.replicas"
-	LabelSelectorPath  string // optional, e.g. ".status.selector"
+	// LabelSelectorPath (optional, e.g. ".status.selector") is a string,
+	// or a label selector object or map of labels (".spec.selector" of
+	// kube's workloads), written as a string.
+	LabelSelectorPath string
 }
 
 // FieldError is one validation failure, reported as a cause of a 422.
@@ -223,6 +226,11 @@ type Strategy struct {
 	// PrepareForDelete changes obj, the object a delete leaves in place
 	// (with deletionTimestamp set), before it is stored.
 	PrepareForDelete func(ctx context.Context, obj Object) error
+	// ReturnDeletedObject makes a DELETE that removes the object answer
+	// with the object as it was, rather than a Success Status, as kube's
+	// registries of pods, services, serviceaccounts, persistent volumes
+	// and claims, resourcequotas, podtemplates and storageclasses do.
+	ReturnDeletedObject bool
 	// AfterWrite is called once a create or update is stored (never on
 	// dry run) with the stored object and its revision.
 	AfterWrite func(ctx context.Context, obj Object, revision uint64)
@@ -252,6 +260,9 @@ type SubresourceRequest struct {
 	// ContentType is the body's media type: typed clients send
 	// application/vnd.kubernetes.protobuf for built-in kinds.
 	ContentType string
+	// Manager is the request's field manager (its fieldManager, or its
+	// user agent's program), for a handler that records managedFields.
+	Manager string
 }
 
 // GroupVersion returns "group/version", or "v1" style for the core group.

@@ -49,7 +49,7 @@ func scaleOf(res *Resource, obj Object) scaleObject {
 	s.Status.Replicas = intAt(obj, res.Scale.StatusReplicasPath)
 	if p := res.Scale.LabelSelectorPath; p != "" {
 		if v, ok := obj.lookup(p); ok {
-			s.Status.Selector, _ = v.(string)
+			s.Status.Selector, _ = selectorString(v)
 		}
 	}
 	return s
@@ -537,10 +537,19 @@ func (r *Registry) serveCustom(w http.ResponseWriter, rq *routed) error {
 	if err != nil {
 		return err
 	}
-	out, err := h(rq.Context(), SubresourceRequest{Method: rq.Method, Namespace: rq.namespace, Name: rq.name, Object: obj, Body: body, ContentType: rq.Header.Get("Content-Type")})
+	manager := rq.URL.Query().Get("fieldManager")
+	if manager == "" {
+		manager = managerFromUserAgent(rq.UserAgent())
+	}
+	out, err := h(rq.Context(), SubresourceRequest{Method: rq.Method, Namespace: rq.namespace, Name: rq.name, Object: obj, Body: body,
+		ContentType: rq.Header.Get("Content-Type"), Manager: manager})
 	if err != nil {
 		return toStatus(err, rq.res, rq.name)
 	}
-	r.writeValue(w, rq.Request, http.StatusOK, out)
+	code := http.StatusOK
+	if rq.Method == http.MethodPost {
+		code = http.StatusCreated // a POST creates (kube's binding, eviction, token)
+	}
+	r.writeValue(w, rq.Request, code, out)
 	return nil
 }
