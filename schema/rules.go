@@ -37,6 +37,9 @@ type Compiler func(root *Schema) (Rules, error)
 // x-kubernetes-validations rules ("spec", "spec.ports[*]"), so that a
 // server without a Compiler can refuse such a schema by naming them.
 func (s *Schema) RulePaths() []string {
+	if !s.hasRules() { // the common case, walked without building paths
+		return nil
+	}
 	var out []string
 	var walk func(n *Schema, path string)
 	walk = func(n *Schema, path string) {
@@ -58,4 +61,20 @@ func (s *Schema) RulePaths() []string {
 	}
 	walk(s, "")
 	return out
+}
+
+// hasRules reports whether a node of s carries x-kubernetes-validations.
+func (s *Schema) hasRules() bool {
+	if s == nil {
+		return false
+	}
+	if len(s.Validations) > 0 || s.AdditionalProperties.hasRules() || s.Items.hasRules() {
+		return true
+	}
+	for _, p := range s.Properties {
+		if p.hasRules() {
+			return true
+		}
+	}
+	return false
 }
