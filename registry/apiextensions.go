@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
 	"github.com/kapi-dev/kapi/schema"
 )
 
@@ -98,14 +99,9 @@ type crdWebhook struct {
 }
 
 type webhookClientConfig struct {
-	URL     *string `json:"url,omitempty"`
-	Service *struct {
-		Namespace string  `json:"namespace"`
-		Name      string  `json:"name"`
-		Path      *string `json:"path,omitempty"`
-		Port      *int32  `json:"port,omitempty"`
-	} `json:"service,omitempty"`
-	CABundle []byte `json:"caBundle,omitempty"`
+	URL      *string                   `json:"url,omitempty"`
+	Service  *webhook.ServiceReference `json:"service,omitempty"`
+	CABundle []byte                    `json:"caBundle,omitempty"`
 }
 
 type crdStatus struct {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
 	"github.com/kapi-dev/kapi/schema"
 )
 
@@ -403,12 +404,10 @@ func validateConversion(c *crdConversion, path string) []FieldError {
 		switch {
 		case (cc.URL == nil) == (cc.Service == nil):
 			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + ".webhookClientConfig", Value: "", Detail: "exactly one of url or service is required"})
-		case cc.URL != nil && !strings.HasPrefix(*cc.URL, "https://"):
-			errs = append(errs, FieldError{Type: validation.TypeInvalid, Field: path + ".webhookClientConfig.url", Value: *cc.URL, Detail: "'https' is the only allowed URL scheme"})
-		case cc.Service != nil && cc.Service.Name == "":
-			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + ".webhookClientConfig.service.name", Value: "", Detail: "service name is required"})
-		case cc.Service != nil && cc.Service.Namespace == "":
-			errs = append(errs, FieldError{Type: validation.TypeRequired, Field: path + ".webhookClientConfig.service.namespace", Value: "", Detail: "service namespace is required"})
+		case cc.URL != nil:
+			errs = append(errs, webhook.ValidateURL(path+".webhookClientConfig.url", *cc.URL)...)
+		default:
+			errs = append(errs, webhook.ValidateService(path+".webhookClientConfig.service", cc.Service)...)
 		}
 		vs := c.Webhook.ConversionReviewVersions
 		switch {

@@ -1,6 +1,11 @@
 package registry
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/kapi-dev/kapi/registry/admission/webhook"
+)
 
 func TestSelectablePath(t *testing.T) {
 	s := map[string]any{"type": "object", "properties": map[string]any{
@@ -31,3 +36,30 @@ func TestSelectablePath(t *testing.T) {
 		}
 	}
 }
+
+// A conversion webhook's clientConfig is checked by the admission
+// webhooks' validation (kube's util/webhook): a missing service name is
+// named as such (kube's CRD validation names service.namespace instead).
+func TestConversionClientConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cc   webhookClientConfig
+		want []string
+	}{
+		{"service without a name", webhookClientConfig{Service: &webhook.ServiceReference{Namespace: "ns"}},
+			[]string{"spec.conversion.webhookClientConfig.service.name: Required value"}},
+		{"http url", webhookClientConfig{URL: ptr("http://example.com/c")},
+			[]string{`spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`}},
+		{"https url", webhookClientConfig{URL: ptr("https://example.com/c")}, nil},
+	} {
+		var got []string
+		for _, e := range validateConversion(&crdConversion{Strategy: "Webhook", Webhook: &crdWebhook{ConversionReviewVersions: []string{"v1"}, ClientConfig: &tc.cc}}, "spec.conversion") {
+			got = append(got, e.Error())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }

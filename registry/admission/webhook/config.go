@@ -226,9 +226,9 @@ func validateWebhook(h *Webhook, o validateOptions, p string) []validation.Error
 	case (cc.URL == nil) == (cc.Service == nil):
 		errs = append(errs, validation.Error{Type: validation.TypeRequired, Field: p + ".clientConfig", Detail: "exactly one of url or service is required"})
 	case cc.URL != nil:
-		errs = append(errs, validateURL(p+".clientConfig.url", *cc.URL)...)
+		errs = append(errs, ValidateURL(p+".clientConfig.url", *cc.URL)...)
 	default:
-		errs = append(errs, validateService(p+".clientConfig.service", cc.Service)...)
+		errs = append(errs, ValidateService(p+".clientConfig.service", cc.Service)...)
 	}
 	errs = append(errs, validateConditions(p+".matchConditions", h.MatchConditions)...)
 	return errs
@@ -389,8 +389,10 @@ func validateSelector(p string, s *rbac.LabelSelector) []validation.Error {
 	return errs
 }
 
-// validateURL is kube's ValidateWebhookURL with https forced.
-func validateURL(p, raw string) []validation.Error {
+// ValidateURL is kube's ValidateWebhookURL with https forced, for the
+// URL of a webhook's clientConfig at field path p: admission webhooks'
+// and CRD conversion webhooks' alike.
+func ValidateURL(p, raw string) []validation.Error {
 	const form = "; desired format: https://host[/path]"
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -415,8 +417,9 @@ func validateURL(p, raw string) []validation.Error {
 	return errs
 }
 
-// validateService is kube's ValidateWebhookService.
-func validateService(p string, s *ServiceReference) []validation.Error {
+// ValidateService is kube's ValidateWebhookService, for the service of a
+// webhook's clientConfig at field path p (admission and conversion).
+func ValidateService(p string, s *ServiceReference) []validation.Error {
 	var errs []validation.Error
 	if s.Name == "" {
 		errs = append(errs, validation.Error{Type: validation.TypeRequired, Field: p + ".name"})
