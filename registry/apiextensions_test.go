@@ -195,9 +195,17 @@ func TestCRDLifecycle(t *testing.T) {
 		if !w.ended() {
 			t.Error("the watch on the deleted CRD's kind goes on; want it ended")
 		}
-		waitFor(t, func() bool {
-			return s.do("GET", crdsPath+"/crontabs.stable.example.org", nil).code == http.StatusNotFound
-		})
+		// Polled without pause: the first answer that reads the CRD as
+		// gone is followed by its kind not served, never by a window in
+		// which it is served as terminating.
+		for deadline := time.Now().Add(5 * time.Second); s.do("GET", crdsPath+"/crontabs.stable.example.org", nil).code != http.StatusNotFound; {
+			if time.Now().After(deadline) {
+				t.Fatal("the CRD is not gone within 5s")
+			}
+		}
+		if r := s.do("POST", ct, map[string]any{"apiVersion": "stable.example.org/v2", "kind": "CronTab", "metadata": map[string]any{"name": "late"}}); r.code != http.StatusNotFound {
+			t.Errorf("create after the delete: got %d %s; want 404", r.code, r.body)
+		}
 		if r := s.do("GET", ct, nil); r.code != http.StatusNotFound {
 			t.Errorf("list after the delete: got %d; want 404", r.code)
 		}

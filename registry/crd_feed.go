@@ -564,6 +564,13 @@ func (f *crdFeed) finalize(ctx context.Context, name string, c *crdObject) {
 		f.r.log.Warn("the CRD feed cannot write a CRD's status", "name", name, "err", err)
 		return
 	}
+	if len(c.Metadata.Finalizers) == 1 {
+		// The write below deletes the CRD: its kinds stop being served
+		// first, so a client that reads the CRD as gone finds them gone
+		// too. Should the write not delete it (a finalizer added since),
+		// its event serves them again.
+		f.unserve(name)
+	}
 	_, err := f.update(ctx, name, "", func(old Object) (Object, error) {
 		if old.UID() != c.Metadata.UID || !slices.Contains(old.Finalizers(), crdCleanupFinalizer) {
 			return nil, errUnchanged
