@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/kapi-dev/kapi/registry"
 )
 
 // Kube's validation messages print values of its internal Go types
@@ -55,6 +57,16 @@ type goField struct {
 // writes it as is.
 func goValue(typ string, v any) json.RawMessage {
 	return json.RawMessage(appendGo(nil, typ, v))
+}
+
+// immutableGo is immutable with the value printed as kube's internal
+// type typ (ValidateImmutableField of an internal value).
+func immutableGo(o, old registry.Object, field, typ string, path ...string) fieldErrors {
+	errs := immutable(o, old, field, path...)
+	for i := range errs {
+		errs[i].Value = goValue(typ, errs[i].Value)
+	}
+	return errs
 }
 
 // goDiff is kube's diff.Diff of old and new converted to internal type
