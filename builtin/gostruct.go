@@ -146,6 +146,45 @@ func podSpecUpdateDiff(oldSpec, newSpec map[string]any) string {
 	return goDiff("core.PodSpec", oldSpec, m)
 }
 
+// pvcSpecUpdateDiff is the diff kube's ValidatePersistentVolumeClaimUpdate
+// appends to its "spec is immutable after creation except
+// resources.requests and volumeAttributesClassName for bound claims"
+// message, of the old and new claims' specs with what an update may
+// change put back: a first volumeName, a storageClassName set from nil
+// or from the beta annotation, and for a bound claim its storage request
+// and volumeAttributesClassName.
+func pvcSpecUpdateDiff(old, new map[string]any) string {
+	oldSpec, _ := clone(getMap(old, "spec")).(map[string]any)
+	newSpec, _ := clone(getMap(new, "spec")).(map[string]any)
+	if oldSpec == nil {
+		oldSpec = map[string]any{}
+	}
+	if newSpec == nil {
+		newSpec = map[string]any{}
+	}
+	if getString(oldSpec, "volumeName") == "" {
+		setOrDelete(oldSpec, "volumeName", newSpec["volumeName"])
+	}
+	const betaClass = "volume.beta.kubernetes.io/storage-class"
+	oldAnn, hasOldAnn := get(old, "metadata", "annotations", betaClass).(string)
+	newAnn, hasNewAnn := get(new, "metadata", "annotations", betaClass).(string)
+	oldSC, newSC := oldSpec["storageClassName"], newSpec["storageClassName"]
+	newSCName, _ := newSC.(string)
+	switch {
+	case hasOldAnn && oldSC == nil && newSC != nil && newSCName == oldAnn && (!hasNewAnn || newAnn == oldAnn):
+		delete(newSpec, "storageClassName") // upgraded from the annotation
+	case newSC != nil && oldSC == nil && (!hasOldAnn || newSCName == oldAnn):
+		delete(newSpec, "storageClassName") // set from nil
+	}
+	if getString(new, "status", "phase") == "Bound" {
+		if req := getMap(newSpec, "resources", "requests"); req != nil {
+			req["storage"] = get(oldSpec, "resources", "requests", "storage") // nil: kube's zero Quantity, "0"
+		}
+		setOrDelete(newSpec, "volumeAttributesClassName", oldSpec["volumeAttributesClassName"])
+	}
+	return goDiff("core.PersistentVolumeClaimSpec", oldSpec, newSpec)
+}
+
 func setOrDelete(m map[string]any, k string, v any) {
 	if v == nil {
 		delete(m, k)

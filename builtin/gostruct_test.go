@@ -35,25 +35,28 @@ func TestGoValueAsKube(t *testing.T) {
 	}
 }
 
-// TestGoDiffAsKube compares goDiff (and, for pod updates,
-// podSpecUpdateDiff after kube's message) with kube's diff.Diff and
-// ValidatePodUpdate (goDiffCases).
+// TestGoDiffAsKube compares goDiff, podSpecUpdateDiff and
+// pvcSpecUpdateDiff with kube's diff.Diff, ValidatePodUpdate and
+// ValidatePersistentVolumeClaimUpdate (goDiffCases).
 func TestGoDiffAsKube(t *testing.T) {
 	for _, c := range goDiffCases {
 		t.Run(c.name, func(t *testing.T) {
 			old, new := decodeStored(t, c.old), decodeStored(t, c.new)
+			om, _ := old.(map[string]any)
+			nm, _ := new.(map[string]any)
 			var got string
-			if c.pod {
-				om, _ := old.(map[string]any)
-				nm, _ := new.(map[string]any)
-				got = podUpdateForbidden + "\n" + podSpecUpdateDiff(om, nm)
-			} else {
+			switch c.check {
+			case "pod":
+				got = podSpecUpdateDiff(om, nm)
+			case "pvc":
+				got = pvcSpecUpdateDiff(om, nm)
+			default:
 				got = goDiff(c.typ, old, new)
 			}
 			if got != c.want {
 				t.Errorf("got\n%s\nwant (kube)\n%s", got, c.want)
 			}
-			if got == "" || !strings.Contains(got, "@@ -") {
+			if !strings.HasPrefix(got, "@@ -") {
 				t.Errorf("no hunk in %q", got)
 			}
 		})
@@ -113,5 +116,6 @@ func FuzzGoValue(f *testing.F) {
 		}
 		m, _ := v.(map[string]any)
 		podSpecUpdateDiff(m, map[string]any{"restartPolicy": "Never"})
+		pvcSpecUpdateDiff(m, map[string]any{"status": map[string]any{"phase": "Bound"}, "spec": map[string]any{"resources": map[string]any{"requests": map[string]any{}}}})
 	})
 }

@@ -30,13 +30,11 @@ var goValueCases = []struct{ name, typ, in, want string }{
 
 // goDiffCases: old and new are versioned fields' JSON, defaulted by
 // kube; want is diff.Diff of them converted to kube's internal typ, or
-// for a pod update (pod true) the detail of ValidatePodUpdate's
-// "spec: Forbidden" error for the whole pods.
-var goDiffCases = []struct {
-	name, typ, old, new, want string
-	pod                       bool
-}{
-	{"pod restartPolicy", "core.PodSpec",
+// for check "pod" (specs) and "pvc" (whole claims) the diff kube's
+// ValidatePodUpdate or ValidatePersistentVolumeClaimUpdate appends to
+// its "spec: Forbidden" message.
+var goDiffCases = []struct{ name, typ, check, old, new, want string }{
+	{"pod restartPolicy", "core.PodSpec", "",
 		`{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"app","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"},{"image":"busybox:1","imagePullPolicy":"IfNotPresent","name":"side","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30,"tolerations":[{"key":"a","operator":"Exists"}]}`,
 		`{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"app","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"},{"image":"busybox:1","imagePullPolicy":"IfNotPresent","name":"side","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"restartPolicy":"Never","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30,"tolerations":[{"key":"a","operator":"Exists"}]}`,
 		`@@ -66,7 +66,7 @@
@@ -48,8 +46,8 @@ var goDiffCases = []struct {
   "TerminationGracePeriodSeconds": 30,
   "ActiveDeadlineSeconds": null,
   "DNSPolicy": "ClusterFirst",
-`, false},
-	{"pod many changes", "core.PodSpec",
+`},
+	{"pod many changes", "core.PodSpec", "",
 		`{"activeDeadlineSeconds":600,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a","b"]}]}]}},"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":"app","operator":"Exists"}]},"topologyKey":"kubernetes.io/hostname"},"weight":10}]}},"automountServiceAccountToken":false,"containers":[{"env":[{"name":"A","value":"1"},{"name":"POD","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}}],"envFrom":[{"configMapRef":{"name":"cfg"},"prefix":"X_"}],"image":"nginx:1.27","imagePullPolicy":"Always","lifecycle":{"postStart":{"httpGet":{"host":"localhost","path":"/","port":80,"scheme":"HTTPS"}},"preStop":{"sleep":{"seconds":5}}},"livenessProbe":{"failureThreshold":3,"httpGet":{"httpHeaders":[{"name":"X","value":"y"}],"path":"/healthz","port":"http","scheme":"HTTP"},"initialDelaySeconds":3,"periodSeconds":5,"successThreshold":1,"timeoutSeconds":1},"name":"app","ports":[{"containerPort":8080,"hostPort":8080,"name":"http","protocol":"TCP"},{"containerPort":53,"hostIP":"0.0.0.0","hostPort":53,"protocol":"UDP"}],"readinessProbe":{"failureThreshold":3,"periodSeconds":10,"successThreshold":1,"tcpSocket":{"port":8080},"timeoutSeconds":1},"resources":{"limits":{"cpu":"500m","memory":"1Gi"},"requests":{"cpu":"250m","memory":"512Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"add":["NET_ADMIN"],"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"}},"startupProbe":{"exec":{"command":["true"]},"failureThreshold":3,"periodSeconds":10,"successThreshold":1,"terminationGracePeriodSeconds":10,"timeoutSeconds":1},"stdin":true,"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","tty":true,"volumeMounts":[{"mountPath":"/tmp","name":"tmp","readOnly":true}],"workingDir":"/srv"}],"dnsConfig":{"nameservers":["1.1.1.1"],"options":[{"name":"ndots","value":"2"}]},"dnsPolicy":"ClusterFirstWithHostNet","enableServiceLinks":true,"hostAliases":[{"hostnames":["db"],"ip":"10.0.0.1"}],"hostNetwork":true,"hostname":"h","imagePullSecrets":[{"name":"regcred"}],"initContainers":[{"args":["sh","-c","true"],"image":"busybox","imagePullPolicy":"Always","name":"init","resources":{},"restartPolicy":"Always","terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"nodeSelector":{"disk":"ssd"},"os":{"name":"linux"},"overhead":{"cpu":"10m"},"priorityClassName":"high","readinessGates":[{"conditionType":"example.com/ready"}],"restartPolicy":"OnFailure","schedulerName":"default-scheduler","schedulingGates":[{"name":"wait"}],"securityContext":{"fsGroup":2000,"runAsUser":1000,"supplementalGroups":[3000],"sysctls":[{"name":"net.core.somaxconn","value":"1024"}]},"serviceAccount":"builder","serviceAccountName":"builder","shareProcessNamespace":true,"subdomain":"sub","terminationGracePeriodSeconds":45,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300}],"topologySpreadConstraints":[{"labelSelector":{"matchLabels":{"app":"web"}},"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}],"volumes":[{"configMap":{"defaultMode":420,"items":[{"key":"k","mode":384,"path":"p"}],"name":"cfg"},"name":"cm"},{"emptyDir":{"medium":"Memory","sizeLimit":"64Mi"},"name":"tmp"},{"name":"sec","secret":{"defaultMode":420,"optional":true,"secretName":"s"}},{"name":"claim","persistentVolumeClaim":{"claimName":"data"}},{"hostPath":{"path":"/var/log","type":"Directory"},"name":"host"},{"name":"proj","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3600,"path":"token"}},{"downwardAPI":{"items":[{"path":"cpu","resourceFieldRef":{"containerName":"app","divisor":"1m","resource":"limits.cpu"}}]}}]}}]}`,
 		`{"activeDeadlineSeconds":600,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a","b"]}]}]}},"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":"app","operator":"Exists"}]},"topologyKey":"kubernetes.io/hostname"},"weight":10}]}},"automountServiceAccountToken":false,"containers":[{"env":[{"name":"A","value":"1"},{"name":"POD","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}},{"name":"B","value":"2"}],"envFrom":[{"configMapRef":{"name":"cfg"},"prefix":"X_"}],"image":"nginx:1.27","imagePullPolicy":"Always","lifecycle":{"postStart":{"httpGet":{"host":"localhost","path":"/","port":80,"scheme":"HTTPS"}},"preStop":{"sleep":{"seconds":5}}},"livenessProbe":{"failureThreshold":3,"httpGet":{"httpHeaders":[{"name":"X","value":"y"}],"path":"/healthz","port":"http","scheme":"HTTP"},"initialDelaySeconds":3,"periodSeconds":5,"successThreshold":1,"timeoutSeconds":1},"name":"app","ports":[{"containerPort":8080,"name":"http","protocol":"TCP"},{"containerPort":53,"hostIP":"0.0.0.0","protocol":"UDP"}],"readinessProbe":{"failureThreshold":3,"periodSeconds":10,"successThreshold":1,"tcpSocket":{"port":8080},"timeoutSeconds":1},"resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"250m","memory":"512Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"add":["NET_ADMIN"],"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"}},"startupProbe":{"exec":{"command":["true"]},"failureThreshold":3,"periodSeconds":10,"successThreshold":1,"terminationGracePeriodSeconds":10,"timeoutSeconds":1},"stdin":true,"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","tty":true,"volumeMounts":[{"mountPath":"/tmp","name":"tmp","readOnly":true}],"workingDir":"/srv"}],"dnsConfig":{"nameservers":["1.1.1.1"],"options":[{"name":"ndots","value":"2"}]},"dnsPolicy":"ClusterFirstWithHostNet","enableServiceLinks":true,"hostAliases":[{"hostnames":["db"],"ip":"10.0.0.1"}],"hostname":"h","imagePullSecrets":[{"name":"regcred"}],"initContainers":[{"args":["sh","-c","true"],"image":"busybox","imagePullPolicy":"Always","name":"init","resources":{},"restartPolicy":"Always","terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"nodeSelector":{"disk":"ssd"},"os":{"name":"linux"},"overhead":{"cpu":"10m"},"priorityClassName":"high","readinessGates":[{"conditionType":"example.com/ready"}],"restartPolicy":"OnFailure","schedulerName":"default-scheduler","schedulingGates":[{"name":"wait"}],"securityContext":{"fsGroup":2000,"runAsUser":1000,"supplementalGroups":[3000],"sysctls":[{"name":"net.core.somaxconn","value":"1024"}]},"serviceAccount":"builder","serviceAccountName":"builder","shareProcessNamespace":true,"subdomain":"sub","terminationGracePeriodSeconds":45,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300}],"topologySpreadConstraints":[{"labelSelector":{"matchLabels":{"app":"web"}},"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}],"volumes":[{"emptyDir":{"medium":"Memory","sizeLimit":"64Mi"},"name":"tmp"},{"name":"sec","secret":{"defaultMode":420,"optional":true,"secretName":"s"}},{"name":"claim","persistentVolumeClaim":{"claimName":"data"}},{"hostPath":{"path":"/var/log","type":"Directory"},"name":"host"},{"name":"proj","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3600,"path":"token"}},{"downwardAPI":{"items":[{"path":"cpu","resourceFieldRef":{"containerName":"app","divisor":"1m","resource":"limits.cpu"}}]}}]}}]}`,
 		`@@ -1,51 +1,5 @@
@@ -148,8 +146,8 @@ var goDiffCases = []struct {
   "HostPID": false,
   "HostIPC": false,
   "ShareProcessNamespace": true,
-`, false},
-	{"persistentvolumeclaim accessModes", "core.PersistentVolumeClaimSpec",
+`},
+	{"persistentvolumeclaim accessModes", "core.PersistentVolumeClaimSpec", "",
 		`{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}`,
 		`{"accessModes":["ReadWriteMany"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"}`,
 		`@@ -1,6 +1,6 @@
@@ -160,13 +158,88 @@ var goDiffCases = []struct {
   ],
   "Selector": null,
   "Resources": {
-`, false},
-	{"pod update restartPolicy and image", "core.PodSpec",
+`},
+	{"persistentvolumeclaim update accessModes", "core.PersistentVolumeClaim", "pvc",
+		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}`,
+		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteMany"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}`,
+		`@@ -1,6 +1,6 @@
+ {
+  "AccessModes": [
+-  "ReadWriteOnce"
++  "ReadWriteMany"
+  ],
+  "Selector": null,
+  "Resources": {
+`},
+	{"persistentvolumeclaim update bound, resized", "core.PersistentVolumeClaim", "pvc",
+		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem","volumeName":"pv-0"},"status":{"phase":"Bound"}}`,
+		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteMany"],"resources":{"requests":{"storage":"2Gi"}},"volumeAttributesClassName":"gold","volumeMode":"Filesystem","volumeName":"pv-0"},"status":{"phase":"Bound"}}`,
+		`@@ -1,6 +1,6 @@
+ {
+  "AccessModes": [
+-  "ReadWriteOnce"
++  "ReadWriteMany"
+  ],
+  "Selector": null,
+  "Resources": {
+`},
+	{"persistentvolumeclaim update storage class from nil and volume name", "core.PersistentVolumeClaim", "pvc",
+		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}`,
+		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteOncePod"],"resources":{"requests":{"storage":"1Gi"}},"storageClassName":"fast","volumeMode":"Filesystem","volumeName":"pv-1"},"status":{"phase":"Pending"}}`,
+		`@@ -1,6 +1,6 @@
+ {
+  "AccessModes": [
+-  "ReadWriteOnce"
++  "ReadWriteOncePod"
+  ],
+  "Selector": null,
+  "Resources": {
+`},
+	{"persistentvolumeclaim update storage class from annotation", "core.PersistentVolumeClaim", "pvc",
+		`{"metadata":{"annotations":{"volume.beta.kubernetes.io/storage-class":"slow"},"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}`,
+		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteMany"],"resources":{"requests":{"storage":"1Gi"}},"storageClassName":"slow","volumeMode":"Filesystem"},"status":{"phase":"Pending"}}`,
+		`@@ -1,6 +1,6 @@
+ {
+  "AccessModes": [
+-  "ReadWriteOnce"
++  "ReadWriteMany"
+  ],
+  "Selector": null,
+  "Resources": {
+`},
+	{"pod update restartPolicy and image", "core.PodSpec", "pod",
 		`{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"app","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"},{"image":"busybox:1","imagePullPolicy":"IfNotPresent","name":"side","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30,"tolerations":[{"key":"a","operator":"Exists"}]}`,
 		`{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"app","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"},{"image":"busybox:2","imagePullPolicy":"IfNotPresent","name":"side","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"restartPolicy":"Never","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30,"tolerations":[{"key":"a","operator":"Exists"},{"key":"b","operator":"Exists"}]}`,
-		"pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n@@ -66,7 +66,7 @@\n   }\n  ],\n  \"EphemeralContainers\": null,\n- \"RestartPolicy\": \"Always\",\n+ \"RestartPolicy\": \"Never\",\n  \"TerminationGracePeriodSeconds\": 30,\n  \"ActiveDeadlineSeconds\": null,\n  \"DNSPolicy\": \"ClusterFirst\",\n", true},
-	{"pod update dnsPolicy with activeDeadlineSeconds", "core.PodSpec",
+		`@@ -66,7 +66,7 @@
+   }
+  ],
+  "EphemeralContainers": null,
+- "RestartPolicy": "Always",
++ "RestartPolicy": "Never",
+  "TerminationGracePeriodSeconds": 30,
+  "ActiveDeadlineSeconds": null,
+  "DNSPolicy": "ClusterFirst",
+`},
+	{"pod update dnsPolicy with activeDeadlineSeconds", "core.PodSpec", "pod",
 		`{"containers":[{"image":"nginx","imagePullPolicy":"Always","name":"app","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"},{"image":"busybox:1","imagePullPolicy":"IfNotPresent","name":"side","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30,"tolerations":[{"key":"a","operator":"Exists"}]}`,
 		`{"activeDeadlineSeconds":30,"containers":[{"image":"nginx:2","imagePullPolicy":"IfNotPresent","name":"app","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"},{"image":"busybox:1","imagePullPolicy":"IfNotPresent","name":"side","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"Default","enableServiceLinks":true,"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30,"tolerations":[{"key":"a","operator":"Exists"}]}`,
-		"pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n@@ -27,7 +27,7 @@\n    \"Lifecycle\": null,\n    \"TerminationMessagePath\": \"/dev/termination-log\",\n    \"TerminationMessagePolicy\": \"File\",\n-   \"ImagePullPolicy\": \"Always\",\n+   \"ImagePullPolicy\": \"IfNotPresent\",\n    \"SecurityContext\": null,\n    \"Stdin\": false,\n    \"StdinOnce\": false,\n@@ -69,7 +69,7 @@\n  \"RestartPolicy\": \"Always\",\n  \"TerminationGracePeriodSeconds\": 30,\n  \"ActiveDeadlineSeconds\": null,\n- \"DNSPolicy\": \"ClusterFirst\",\n+ \"DNSPolicy\": \"Default\",\n  \"NodeSelector\": null,\n  \"ServiceAccountName\": \"\",\n  \"DeprecatedServiceAccount\": \"\",\n", true},
+		`@@ -27,7 +27,7 @@
+    "Lifecycle": null,
+    "TerminationMessagePath": "/dev/termination-log",
+    "TerminationMessagePolicy": "File",
+-   "ImagePullPolicy": "Always",
++   "ImagePullPolicy": "IfNotPresent",
+    "SecurityContext": null,
+    "Stdin": false,
+    "StdinOnce": false,
+@@ -69,7 +69,7 @@
+  "RestartPolicy": "Always",
+  "TerminationGracePeriodSeconds": 30,
+  "ActiveDeadlineSeconds": null,
+- "DNSPolicy": "ClusterFirst",
++ "DNSPolicy": "Default",
+  "NodeSelector": null,
+  "ServiceAccountName": "",
+  "DeprecatedServiceAccount": "",
+`},
 }

@@ -54,7 +54,7 @@ type goDiffCase struct {
 	path          []string
 	internal      func() runtime.Object
 	pick          func(runtime.Object) any
-	podValidation bool // want ValidatePodUpdate's spec message, not diff.Diff's
+	check         string // "pod", "pvc": want the diff of ValidatePodUpdate's or ValidatePersistentVolumeClaimUpdate's spec message, not diff.Diff's
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -207,6 +207,12 @@ func pvc(modes ...corev1.PersistentVolumeAccessMode) *corev1.PersistentVolumeCla
 	}
 }
 
+func bound(p *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaim {
+	p.Status.Phase = corev1.ClaimBound
+	p.Spec.VolumeName = "pv-0"
+	return p
+}
+
 func podWith(f func(*corev1.Pod)) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx"}, {Name: "side", Image: "busybox:1"}},
@@ -247,6 +253,8 @@ func goValueCases() []goValueCase {
 
 func goDiffCases() []goDiffCase {
 	podSpec := func(o runtime.Object) any { return o.(*core.Pod).Spec }
+	newPVC := func() runtime.Object { return &core.PersistentVolumeClaim{} }
+	whole := func(o runtime.Object) any { return o }
 	newPod := func() runtime.Object { return &core.Pod{} }
 	return []goDiffCase{
 		{name: "pod restartPolicy", typ: "core.PodSpec", path: []string{"spec"}, internal: newPod, pick: podSpec,
@@ -264,13 +272,39 @@ func goDiffCases() []goDiffCase {
 			internal: func() runtime.Object { return &core.PersistentVolumeClaim{} },
 			pick:     func(o runtime.Object) any { return o.(*core.PersistentVolumeClaim).Spec },
 			old:      pvc(corev1.ReadWriteOnce), new: pvc(corev1.ReadWriteMany)},
-		{name: "pod update restartPolicy and image", typ: "core.PodSpec", path: []string{"spec"}, internal: newPod, pick: podSpec, podValidation: true,
+		{name: "persistentvolumeclaim update accessModes", typ: "core.PersistentVolumeClaim", internal: newPVC, pick: whole, check: "pvc",
+			old: pvc(corev1.ReadWriteOnce), new: pvc(corev1.ReadWriteMany)},
+		{name: "persistentvolumeclaim update bound, resized", typ: "core.PersistentVolumeClaim", internal: newPVC, pick: whole, check: "pvc",
+			old: bound(pvc(corev1.ReadWriteOnce)), new: func() runtime.Object {
+				p := bound(pvc(corev1.ReadWriteMany))
+				p.Spec.Resources.Requests["storage"] = resource.MustParse("2Gi")
+				p.Spec.VolumeAttributesClassName = ptr("gold")
+				return p
+			}()},
+		{name: "persistentvolumeclaim update storage class from nil and volume name", typ: "core.PersistentVolumeClaim", internal: newPVC, pick: whole, check: "pvc",
+			old: pvc(corev1.ReadWriteOnce), new: func() runtime.Object {
+				p := pvc(corev1.ReadWriteOncePod)
+				p.Spec.StorageClassName = ptr("fast")
+				p.Spec.VolumeName = "pv-1"
+				return p
+			}()},
+		{name: "persistentvolumeclaim update storage class from annotation", typ: "core.PersistentVolumeClaim", internal: newPVC, pick: whole, check: "pvc",
+			old: func() runtime.Object {
+				p := pvc(corev1.ReadWriteOnce)
+				p.Annotations = map[string]string{corev1.BetaStorageClassAnnotation: "slow"}
+				return p
+			}(), new: func() runtime.Object {
+				p := pvc(corev1.ReadWriteMany)
+				p.Spec.StorageClassName = ptr("slow")
+				return p
+			}()},
+		{name: "pod update restartPolicy and image", typ: "core.PodSpec", path: []string{"spec"}, internal: newPod, pick: podSpec, check: "pod",
 			old: podWith(nil), new: podWith(func(p *corev1.Pod) {
 				p.Spec.RestartPolicy = corev1.RestartPolicyNever
 				p.Spec.Containers[1].Image = "busybox:2"
 				p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: "b", Operator: corev1.TolerationOpExists})
 			})},
-		{name: "pod update dnsPolicy with activeDeadlineSeconds", typ: "core.PodSpec", path: []string{"spec"}, internal: newPod, pick: podSpec, podValidation: true,
+		{name: "pod update dnsPolicy with activeDeadlineSeconds", typ: "core.PodSpec", path: []string{"spec"}, internal: newPod, pick: podSpec, check: "pod",
 			old: podWith(nil), new: podWith(func(p *corev1.Pod) {
 				p.Spec.DNSPolicy = corev1.DNSDefault
 				p.Spec.ActiveDeadlineSeconds = ptr(int64(30))
@@ -328,12 +362,10 @@ var goValueCases = []struct{ name, typ, in, want string }{
 
 // goDiffCases: old and new are versioned fields' JSON, defaulted by
 // kube; want is diff.Diff of them converted to kube's internal typ, or
-// for a pod update (pod true) the detail of ValidatePodUpdate's
-// "spec: Forbidden" error for the whole pods.
-var goDiffCases = []struct {
-	name, typ, old, new, want string
-	pod                       bool
-}{
+// for check "pod" (specs) and "pvc" (whole claims) the diff kube's
+// ValidatePodUpdate or ValidatePersistentVolumeClaimUpdate appends to
+// its "spec: Forbidden" message.
+var goDiffCases = []struct{ name, typ, check, old, new, want string }{
 `)
 	for _, c := range goDiffCases() {
 		oi, ni := c.internal(), c.internal()
@@ -346,18 +378,25 @@ var goDiffCases = []struct {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
 		want := diff.Diff(c.pick(oi), c.pick(ni))
-		if c.podValidation {
+		var errs field.ErrorList
+		switch c.check {
+		case "pod":
+			errs = corevalidation.ValidatePodUpdate(ni.(*core.Pod), oi.(*core.Pod), corevalidation.PodValidationOptions{})
+		case "pvc":
+			errs = corevalidation.ValidatePersistentVolumeClaimUpdate(ni.(*core.PersistentVolumeClaim), oi.(*core.PersistentVolumeClaim), corevalidation.PersistentVolumeClaimSpecValidationOptions{})
+		}
+		if c.check != "" {
 			want = ""
-			for _, e := range corevalidation.ValidatePodUpdate(ni.(*core.Pod), oi.(*core.Pod), corevalidation.PodValidationOptions{}) {
-				if e.Field == "spec" && e.Type == field.ErrorTypeForbidden {
-					want = e.Detail
+			for _, e := range errs {
+				if _, d, ok := strings.Cut(e.Detail, "\n"); ok && e.Field == "spec" && e.Type == field.ErrorTypeForbidden {
+					want = d
 				}
 			}
 			if want == "" {
-				return nil, fmt.Errorf("%s: ValidatePodUpdate has no spec error", c.name)
+				return nil, fmt.Errorf("%s: kube's update validation has no spec error with a diff: %v", c.name, errs)
 			}
 		}
-		fmt.Fprintf(&b, "{%q, %q,\n%s,\n%s,\n%s, %v},\n", c.name, c.typ, goString(old), goString(nw), goString(want), c.podValidation)
+		fmt.Fprintf(&b, "{%q, %q, %q,\n%s,\n%s,\n%s},\n", c.name, c.typ, c.check, goString(old), goString(nw), goString(want))
 	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
