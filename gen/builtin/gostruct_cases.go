@@ -49,12 +49,12 @@ type goValueCase struct {
 }
 
 type goDiffCase struct {
-	name, typ     string
-	old, new      runtime.Object
-	path          []string
-	internal      func() runtime.Object
-	pick          func(runtime.Object) any
-	check         string // "pod", "pvc": want the diff of ValidatePodUpdate's or ValidatePersistentVolumeClaimUpdate's spec message, not diff.Diff's
+	name, typ string
+	old, new  runtime.Object
+	path      []string
+	internal  func() runtime.Object
+	pick      func(runtime.Object) any
+	check     string // "pod", "pvc": want the diff of ValidatePodUpdate's or ValidatePersistentVolumeClaimUpdate's spec message, not diff.Diff's
 }
 
 func ptr[T any](v T) *T { return &v }
