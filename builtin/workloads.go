@@ -61,7 +61,11 @@ func defaultStatefulSet(_ context.Context, o registry.Object) error {
 		def(ru, "maxUnavailable", num(1))
 	}
 	def(spec, "revisionHistoryLimit", num(10))
-	for _, t := range maps(spec, "volumeClaimTemplates") { // SetObjectDefaults_StatefulSet: each a PersistentVolumeClaim's defaults
+	// Each claim template gets a PersistentVolumeClaim's defaults
+	// (SetObjectDefaults_StatefulSet), and the apiVersion and kind kube's
+	// conversion from its internal StatefulSet writes.
+	for _, t := range maps(spec, "volumeClaimTemplates") {
+		t["apiVersion"], t["kind"] = "v1", "PersistentVolumeClaim"
 		def(ensureMap(t, "spec"), "volumeMode", "Filesystem")
 		def(ensureMap(t, "status"), "phase", "Pending")
 	}
