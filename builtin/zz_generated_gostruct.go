@@ -30,10 +30,28 @@ var goStructs = map[string][]goField{
 		{"ReadOnly", "readOnly", "*bool", 0},
 		{"Kind", "kind", "*string", 0},
 	},
+	"core.AzureFilePersistentVolumeSource": {
+		{"SecretName", "secretName", "string", 0},
+		{"ShareName", "shareName", "string", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+		{"SecretNamespace", "secretNamespace", "*string", 0},
+	},
 	"core.AzureFileVolumeSource": {
 		{"SecretName", "secretName", "string", 0},
 		{"ShareName", "shareName", "string", 0},
 		{"ReadOnly", "readOnly", "bool", 0},
+	},
+	"core.CSIPersistentVolumeSource": {
+		{"Driver", "driver", "string", 0},
+		{"VolumeHandle", "volumeHandle", "string", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+		{"FSType", "fsType", "string", 0},
+		{"VolumeAttributes", "volumeAttributes", "map[]string", 0},
+		{"ControllerPublishSecretRef", "controllerPublishSecretRef", "*core.SecretReference", 0},
+		{"NodeStageSecretRef", "nodeStageSecretRef", "*core.SecretReference", 0},
+		{"NodePublishSecretRef", "nodePublishSecretRef", "*core.SecretReference", 0},
+		{"ControllerExpandSecretRef", "controllerExpandSecretRef", "*core.SecretReference", 0},
+		{"NodeExpandSecretRef", "nodeExpandSecretRef", "*core.SecretReference", 0},
 	},
 	"core.CSIVolumeSource": {
 		{"Driver", "driver", "string", 0},
@@ -46,6 +64,14 @@ var goStructs = map[string][]goField{
 		{"Add", "add", "[]string", 0},
 		{"Drop", "drop", "[]string", 0},
 	},
+	"core.CephFSPersistentVolumeSource": {
+		{"Monitors", "monitors", "[]string", 0},
+		{"Path", "path", "string", 0},
+		{"User", "user", "string", 0},
+		{"SecretFile", "secretFile", "string", 0},
+		{"SecretRef", "secretRef", "*core.SecretReference", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+	},
 	"core.CephFSVolumeSource": {
 		{"Monitors", "monitors", "[]string", 0},
 		{"Path", "path", "string", 0},
@@ -53,6 +79,12 @@ var goStructs = map[string][]goField{
 		{"SecretFile", "secretFile", "string", 0},
 		{"SecretRef", "secretRef", "*core.LocalObjectReference", 0},
 		{"ReadOnly", "readOnly", "bool", 0},
+	},
+	"core.CinderPersistentVolumeSource": {
+		{"VolumeID", "volumeID", "string", 0},
+		{"FSType", "fsType", "string", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+		{"SecretRef", "secretRef", "*core.SecretReference", 0},
 	},
 	"core.CinderVolumeSource": {
 		{"VolumeID", "volumeID", "string", 0},
@@ -223,6 +255,13 @@ var goStructs = map[string][]goField{
 		{"Key", "key", "string", 0},
 		{"Optional", "optional", "*bool", 0},
 	},
+	"core.FlexPersistentVolumeSource": {
+		{"Driver", "driver", "string", 0},
+		{"FSType", "fsType", "string", 0},
+		{"SecretRef", "secretRef", "*core.SecretReference", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+		{"Options", "options", "map[]string", 0},
+	},
 	"core.FlexVolumeSource": {
 		{"Driver", "driver", "string", 0},
 		{"FSType", "fsType", "string", 0},
@@ -250,6 +289,12 @@ var goStructs = map[string][]goField{
 		{"Revision", "revision", "string", 0},
 		{"Directory", "directory", "string", 0},
 	},
+	"core.GlusterfsPersistentVolumeSource": {
+		{"EndpointsName", "endpoints", "string", 0},
+		{"Path", "path", "string", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+		{"EndpointsNamespace", "endpointsNamespace", "*string", 0},
+	},
 	"core.GlusterfsVolumeSource": {
 		{"EndpointsName", "endpoints", "string", 0},
 		{"Path", "path", "string", 0},
@@ -274,6 +319,19 @@ var goStructs = map[string][]goField{
 	"core.HostPathVolumeSource": {
 		{"Path", "path", "string", 0},
 		{"Type", "type", "*string", 0},
+	},
+	"core.ISCSIPersistentVolumeSource": {
+		{"TargetPortal", "targetPortal", "string", 0},
+		{"IQN", "iqn", "string", 0},
+		{"Lun", "lun", "int", 0},
+		{"ISCSIInterface", "iscsiInterface", "string", 0},
+		{"FSType", "fsType", "string", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+		{"Portals", "portals", "[]string", 0},
+		{"DiscoveryCHAPAuth", "chapAuthDiscovery", "bool", 0},
+		{"SessionCHAPAuth", "chapAuthSession", "bool", 0},
+		{"SecretRef", "secretRef", "*core.SecretReference", 0},
+		{"InitiatorName", "initiatorName", "*string", 0},
 	},
 	"core.ISCSIVolumeSource": {
 		{"TargetPortal", "targetPortal", "string", 0},
@@ -312,6 +370,10 @@ var goStructs = map[string][]goField{
 	"core.LocalObjectReference": {
 		{"Name", "name", "string", 0},
 	},
+	"core.LocalVolumeSource": {
+		{"Path", "path", "string", 0},
+		{"FSType", "fsType", "*string", 0},
+	},
 	"core.ModifyVolumeStatus": {
 		{"TargetVolumeAttributesClassName", "targetVolumeAttributesClassName", "string", 0},
 		{"Status", "status", "string", 0},
@@ -339,6 +401,15 @@ var goStructs = map[string][]goField{
 	},
 	"core.ObjectFieldSelector": {
 		{"APIVersion", "apiVersion", "string", 0},
+		{"FieldPath", "fieldPath", "string", 0},
+	},
+	"core.ObjectReference": {
+		{"Kind", "kind", "string", 0},
+		{"Namespace", "namespace", "string", 0},
+		{"Name", "name", "string", 0},
+		{"UID", "uid", "string", 0},
+		{"APIVersion", "apiVersion", "string", 0},
+		{"ResourceVersion", "resourceVersion", "string", 0},
 		{"FieldPath", "fieldPath", "string", 0},
 	},
 	"core.PersistentVolumeClaim": {
@@ -413,6 +484,30 @@ var goStructs = map[string][]goField{
 	"core.PersistentVolumeClaimVolumeSource": {
 		{"ClaimName", "claimName", "string", 0},
 		{"ReadOnly", "readOnly", "bool", 0},
+	},
+	"core.PersistentVolumeSource": {
+		{"GCEPersistentDisk", "gcePersistentDisk", "*core.GCEPersistentDiskVolumeSource", 0},
+		{"AWSElasticBlockStore", "awsElasticBlockStore", "*core.AWSElasticBlockStoreVolumeSource", 0},
+		{"HostPath", "hostPath", "*core.HostPathVolumeSource", 0},
+		{"Glusterfs", "glusterfs", "*core.GlusterfsPersistentVolumeSource", 0},
+		{"NFS", "nfs", "*core.NFSVolumeSource", 0},
+		{"RBD", "rbd", "*core.RBDPersistentVolumeSource", 0},
+		{"ISCSI", "iscsi", "*core.ISCSIPersistentVolumeSource", 0},
+		{"Cinder", "cinder", "*core.CinderPersistentVolumeSource", 0},
+		{"CephFS", "cephfs", "*core.CephFSPersistentVolumeSource", 0},
+		{"FC", "fc", "*core.FCVolumeSource", 0},
+		{"Flocker", "flocker", "*core.FlockerVolumeSource", 0},
+		{"FlexVolume", "flexVolume", "*core.FlexPersistentVolumeSource", 0},
+		{"AzureFile", "azureFile", "*core.AzureFilePersistentVolumeSource", 0},
+		{"VsphereVolume", "vsphereVolume", "*core.VsphereVirtualDiskVolumeSource", 0},
+		{"Quobyte", "quobyte", "*core.QuobyteVolumeSource", 0},
+		{"AzureDisk", "azureDisk", "*core.AzureDiskVolumeSource", 0},
+		{"PhotonPersistentDisk", "photonPersistentDisk", "*core.PhotonPersistentDiskVolumeSource", 0},
+		{"PortworxVolume", "portworxVolume", "*core.PortworxVolumeSource", 0},
+		{"ScaleIO", "scaleIO", "*core.ScaleIOPersistentVolumeSource", 0},
+		{"Local", "local", "*core.LocalVolumeSource", 0},
+		{"StorageOS", "storageos", "*core.StorageOSPersistentVolumeSource", 0},
+		{"CSI", "csi", "*core.CSIPersistentVolumeSource", 0},
 	},
 	"core.PhotonPersistentDiskVolumeSource": {
 		{"PdID", "pdID", "string", 0},
@@ -582,6 +677,16 @@ var goStructs = map[string][]goField{
 		{"Group", "group", "string", 0},
 		{"Tenant", "tenant", "string", 0},
 	},
+	"core.RBDPersistentVolumeSource": {
+		{"CephMonitors", "monitors", "[]string", 0},
+		{"RBDImage", "image", "string", 0},
+		{"FSType", "fsType", "string", 0},
+		{"RBDPool", "pool", "string", 0},
+		{"RadosUser", "user", "string", 0},
+		{"Keyring", "keyring", "string", 0},
+		{"SecretRef", "secretRef", "*core.SecretReference", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+	},
 	"core.RBDVolumeSource": {
 		{"CephMonitors", "monitors", "[]string", 0},
 		{"RBDImage", "image", "string", 0},
@@ -611,6 +716,18 @@ var goStructs = map[string][]goField{
 		{"Role", "role", "string", 0},
 		{"Type", "type", "string", 0},
 		{"Level", "level", "string", 0},
+	},
+	"core.ScaleIOPersistentVolumeSource": {
+		{"Gateway", "gateway", "string", 0},
+		{"System", "system", "string", 0},
+		{"SecretRef", "secretRef", "*core.SecretReference", 0},
+		{"SSLEnabled", "sslEnabled", "bool", 0},
+		{"ProtectionDomain", "protectionDomain", "string", 0},
+		{"StoragePool", "storagePool", "string", 0},
+		{"StorageMode", "storageMode", "string", 0},
+		{"VolumeName", "volumeName", "string", 0},
+		{"FSType", "fsType", "string", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
 	},
 	"core.ScaleIOVolumeSource": {
 		{"Gateway", "gateway", "string", 0},
@@ -642,6 +759,10 @@ var goStructs = map[string][]goField{
 		{"Items", "items", "[]core.KeyToPath", 0},
 		{"Optional", "optional", "*bool", 0},
 	},
+	"core.SecretReference": {
+		{"Name", "name", "string", 0},
+		{"Namespace", "namespace", "string", 0},
+	},
 	"core.SecretVolumeSource": {
 		{"SecretName", "secretName", "string", 0},
 		{"Items", "items", "[]core.KeyToPath", 0},
@@ -671,6 +792,13 @@ var goStructs = map[string][]goField{
 	},
 	"core.SleepAction": {
 		{"Seconds", "seconds", "int", 0},
+	},
+	"core.StorageOSPersistentVolumeSource": {
+		{"VolumeName", "volumeName", "string", 0},
+		{"VolumeNamespace", "volumeNamespace", "string", 0},
+		{"FSType", "fsType", "string", 0},
+		{"ReadOnly", "readOnly", "bool", 0},
+		{"SecretRef", "secretRef", "*core.ObjectReference", 0},
 	},
 	"core.StorageOSVolumeSource": {
 		{"VolumeName", "volumeName", "string", 0},

@@ -159,6 +159,21 @@ var goDiffCases = []struct{ name, typ, check, old, new, want string }{
   "Selector": null,
   "Resources": {
 `},
+	{"persistentvolume source", "core.PersistentVolumeSource", "",
+		`{"accessModes":["ReadWriteOnce"],"capacity":{"storage":"5Gi"},"hostPath":{"path":"/data","type":""},"persistentVolumeReclaimPolicy":"Retain","volumeMode":"Filesystem"}`,
+		`{"accessModes":["ReadWriteOnce"],"capacity":{"storage":"5Gi"},"hostPath":{"path":"/data2","type":"DirectoryOrCreate"},"persistentVolumeReclaimPolicy":"Retain","volumeMode":"Filesystem"}`,
+		`@@ -2,8 +2,8 @@
+  "GCEPersistentDisk": null,
+  "AWSElasticBlockStore": null,
+  "HostPath": {
+-  "Path": "/data",
+-  "Type": ""
++  "Path": "/data2",
++  "Type": "DirectoryOrCreate"
+  },
+  "Glusterfs": null,
+  "NFS": null,
+`},
 	{"persistentvolumeclaim update accessModes", "core.PersistentVolumeClaim", "pvc",
 		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}`,
 		`{"metadata":{"creationTimestamp":"2026-11-26T12:00:00Z","finalizers":["kubernetes.io/pvc-protection"],"labels":{"app":"db"},"name":"x","namespace":"ns","ownerReferences":[{"apiVersion":"apps/v1","controller":true,"kind":"StatefulSet","name":"x","uid":"OWNER"}],"resourceVersion":"7","uid":"UID"},"spec":{"accessModes":["ReadWriteMany"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}`,

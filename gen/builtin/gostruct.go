@@ -42,6 +42,8 @@ var goStructRoots = []struct{ internal, versioned any }{
 	{core.PersistentVolumeClaim{}, corev1.PersistentVolumeClaim{}},
 	{core.PersistentVolumeClaimSpec{}, corev1.PersistentVolumeClaimSpec{}},
 	{policy.PodDisruptionBudgetSpec{}, policyv1.PodDisruptionBudgetSpec{}},
+	// inline in a PersistentVolume's spec: its update diff
+	{core.PersistentVolumeSource{}, corev1.PersistentVolumeSource{}},
 }
 
 // goField is one field of the table (builtin's goField).

@@ -207,6 +207,14 @@ func pvc(modes ...corev1.PersistentVolumeAccessMode) *corev1.PersistentVolumeCla
 	}
 }
 
+func pv(path string, typ *corev1.HostPathType) *corev1.PersistentVolume {
+	return &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv"}, Spec: corev1.PersistentVolumeSpec{
+		Capacity:               corev1.ResourceList{"storage": resource.MustParse("5Gi")},
+		AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path, Type: typ}},
+	}}
+}
+
 func bound(p *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaim {
 	p.Status.Phase = corev1.ClaimBound
 	p.Spec.VolumeName = "pv-0"
@@ -272,6 +280,10 @@ func goDiffCases() []goDiffCase {
 			internal: func() runtime.Object { return &core.PersistentVolumeClaim{} },
 			pick:     func(o runtime.Object) any { return o.(*core.PersistentVolumeClaim).Spec },
 			old:      pvc(corev1.ReadWriteOnce), new: pvc(corev1.ReadWriteMany)},
+		{name: "persistentvolume source", typ: "core.PersistentVolumeSource", path: []string{"spec"},
+			internal: func() runtime.Object { return &core.PersistentVolume{} },
+			pick:     func(o runtime.Object) any { return o.(*core.PersistentVolume).Spec.PersistentVolumeSource },
+			old:      pv("/data", nil), new: pv("/data2", ptr(corev1.HostPathDirectoryOrCreate))},
 		{name: "persistentvolumeclaim update accessModes", typ: "core.PersistentVolumeClaim", internal: newPVC, pick: whole, check: "pvc",
 			old: pvc(corev1.ReadWriteOnce), new: pvc(corev1.ReadWriteMany)},
 		{name: "persistentvolumeclaim update bound, resized", typ: "core.PersistentVolumeClaim", internal: newPVC, pick: whole, check: "pvc",
