@@ -103,7 +103,7 @@ proto:
 	cd codec/protobuf/proto && protoc --include_imports --descriptor_set_out=../descriptors.binpb $$(find k8s.io -name '*.proto' | LC_ALL=C sort)
 
 .PHONY: generate
-## generate: rewrite the built-in kinds' generated files (builtin/zz_generated_kinds.go, builtin/schemas.json.gz, codec/protobuf/proto/k8s.io/api/...) from k8s.io/api and k8s.io/kubernetes with gen/builtin, then the descriptor set; gen/builtin's test fails while they are stale.
+## generate: rewrite the built-in kinds' generated files (builtin/zz_generated_kinds.go, builtin/schemas.json.gz, builtin/zz_generated_gostruct*.go, codec/protobuf/proto/k8s.io/api/...) from k8s.io/api and k8s.io/kubernetes with gen/builtin, then the descriptor set; gen/builtin's test fails while they are stale.
 generate:
 	cd gen/builtin && $(GO) run . -root ../..
 	$(MAKE) proto

@@ -74,6 +74,7 @@ var allowedModules = []string{
 	// registry: /openapi/v2's protobuf form is gnostic's parse of the JSON
 	// one, as kube-openapi makes it (its module graph: yaml/v3 and protobuf).
 	"github.com/google/gnostic-models",
+	"github.com/pmezard/go-difflib",      // builtin: kube's update diffs in messages are go-difflib's unified diffs (apimachinery's util/diff)
 	"github.com/go-json-experiment/json", // internal/jsontree: jsontext's tokenizer, ~2× encoding/json's decode (BENCHMARKS.md); registry.Client: case-sensitive typed decode
 }
 

@@ -30,6 +30,15 @@
 //	                        fields, patch strategies and merge keys
 //	                        (strategic merge), list types and map keys
 //	                        (server-side apply), map types, defaults
+//	zz_generated_gostruct.go
+//	                        the fields of kube's internal Go types
+//	                        (k8s.io/kubernetes/pkg/apis/core, …) that
+//	                        its validation messages print, in their
+//	                        order, with the versioned field each is
+//	                        converted from (gostruct.go renders stored
+//	                        values as kube prints them; the test table
+//	                        zz_generated_gostruct_test.go is kube's own
+//	                        output for the same values)
 //	codec/protobuf/proto/k8s.io/api/...
 //	                        proto3 files of every message the kinds reach,
 //	                        from k8s.io/api's Go types and their protobuf

@@ -313,7 +313,7 @@ func validatePodUpdate(ctx context.Context, o, old registry.Object) []registry.F
 	mutable(spec)
 	mutable(oldSpec)
 	if !equal(spec, oldSpec) {
-		return []registry.FieldError{{Type: validation.TypeForbidden, Field: "spec", Detail: podUpdateForbidden}}
+		return []registry.FieldError{{Type: validation.TypeForbidden, Field: "spec", Detail: podUpdateForbidden + "\n" + podSpecUpdateDiff(getMap(obj(old), "spec"), getMap(obj(o), "spec"))}}
 	}
 	return nil
 }

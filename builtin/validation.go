@@ -181,10 +181,13 @@ func validateLease(_ context.Context, o registry.Object) fieldErrors {
 }
 
 // validatePDB is ValidatePodDisruptionBudgetSpec's minAvailable and
-// maxUnavailable (an integer ≥ 0 or a percentage ≤ 100%).
+// maxUnavailable (not both; an integer ≥ 0 or a percentage ≤ 100%).
 func validatePDB(_ context.Context, o registry.Object) fieldErrors {
 	spec := getMap(obj(o), "spec")
 	var errs fieldErrors
+	if spec["minAvailable"] != nil && spec["maxUnavailable"] != nil {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec", Value: goValue("policy.PodDisruptionBudgetSpec", spec), Detail: "minAvailable and maxUnavailable cannot be both set"})
+	}
 	for _, f := range []string{"minAvailable", "maxUnavailable"} {
 		switch v := spec[f].(type) {
 		case json.Number:

@@ -61,6 +61,14 @@ func defaultStatefulSet(_ context.Context, o registry.Object) error {
 		def(ru, "maxUnavailable", num(1))
 	}
 	def(spec, "revisionHistoryLimit", num(10))
+	// Each claim template gets a PersistentVolumeClaim's defaults
+	// (SetObjectDefaults_StatefulSet), and the apiVersion and kind kube's
+	// conversion from its internal StatefulSet writes.
+	for _, t := range maps(spec, "volumeClaimTemplates") {
+		t["apiVersion"], t["kind"] = "v1", "PersistentVolumeClaim"
+		def(ensureMap(t, "spec"), "volumeMode", "Filesystem")
+		def(ensureMap(t, "status"), "phase", "Pending")
+	}
 	pr := ensureMap(spec, "persistentVolumeClaimRetentionPolicy")
 	def(pr, "whenDeleted", "Retain")
 	def(pr, "whenScaled", "Retain")
@@ -293,10 +301,11 @@ func validateWorkloadUpdate(ctx context.Context, o, old registry.Object) []regis
 // statefulSetImmutable are the spec fields a StatefulSet update may not
 // change (kube's ValidateStatefulSetUpdate; the selector is checked with
 // the other workloads').
-var statefulSetImmutable = []string{"volumeClaimTemplates", "serviceName", "podManagementPolicy"}
+var statefulSetImmutable = []string{"serviceName", "podManagementPolicy"}
 
 func validateStatefulSetUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
 	errs := validateWorkloadUpdate(ctx, o, old)
+	errs = append(errs, immutableGo(o, old, "spec.volumeClaimTemplates", "[]core.PersistentVolumeClaim", "spec", "volumeClaimTemplates")...)
 	for _, f := range statefulSetImmutable {
 		errs = append(errs, immutable(o, old, "spec."+f, "spec", f)...)
 	}
@@ -337,7 +346,7 @@ func validateJobUpdate(ctx context.Context, o, old registry.Object) []registry.F
 	errs = append(errs, immutable(o, old, "spec.selector", "spec", "selector")...)
 	suspended, _ := get(obj(old), "spec", "suspend").(bool)
 	if !suspended && !equal(get(obj(o), "spec", "template"), get(obj(old), "spec", "template")) {
-		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.template", Value: validation.OmitValue, Detail: "field is immutable"})
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.template", Value: goValue("core.PodTemplateSpec", get(obj(o), "spec", "template")), Detail: "field is immutable"})
 	}
 	if getString(obj(o), "spec", "completionMode") != "Indexed" {
 		errs = append(errs, immutable(o, old, "spec.completions", "spec", "completions")...)

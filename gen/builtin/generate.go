@@ -61,6 +61,16 @@ func generate(kube string) (map[string][]byte, error) {
 		return nil, err
 	}
 	out[kindsFile] = src
+	table, err := goStructTable()
+	if err != nil {
+		return nil, err
+	}
+	if out[goStructFile], err = goStructSource(table); err != nil {
+		return nil, err
+	}
+	if out[goStructTestFile], err = goStructTestSource(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
