@@ -112,39 +112,51 @@ type diffStep struct {
 	// case's last writes yet.
 	Retry bool `json:"retry,omitempty"`
 	// Until sends the step again, to each server on its own, until its
-	// answer is the one described; the last answer is compared.
+	// answer is the one described (up to diffUntilTimeout); the last
+	// answer is compared.
 	Until *diffUntil `json:"until,omitempty"`
-	// Wait, for a read, is a condition, "Type" or "Type=Status" (e.g.
-	// Established, NamesAccepted=False): each server is asked again, up
-	// to diffWaitTimeout, until the answer's status.conditions hold it
-	// (status True when not given), before the step's answers are
-	// compared; or a status code (e.g. 404), waited for the same way.
-	// kube's controllers establish a CRD a moment after its create
-	// returns, and remove a deleted one a moment after.
-	Wait string `json:"wait,omitempty"`
 }
 
 // diffUntil is the answer a step waits for: its code (any when unset),
-// and a text the answer (its body or a Warning header) contains when set. A probe, typically a dry-run create that a new
-// webhook configuration changes or refuses: kube-apiserver applies a
-// configuration a moment after writing it, kapi for the next request.
-// Tried up to diffUntilTries times, diffRetryWait apart.
+// a text the answer (its body or a Warning header) contains, and a
+// condition its status.conditions hold, "Type" or "Type=Status" (True
+// when not given), when set. A probe, typically a dry-run create that a
+// new webhook configuration changes or refuses (kube-apiserver applies a
+// configuration a moment after writing it, kapi for the next request),
+// or a read of a CRD kube's controllers establish a moment after its
+// create returns, and remove a moment after its delete.
 type diffUntil struct {
 	// Code is a number, or a string holding one (for a case's Each to
 	// set: "{code}").
-	Code     json.RawMessage `json:"code,omitempty"`
-	Contains string          `json:"contains,omitempty"`
+	Code      json.RawMessage `json:"code,omitempty"`
+	Contains  string          `json:"contains,omitempty"`
+	Condition string          `json:"condition,omitempty"`
 }
 
-const diffUntilTries = 100
+// diffUntilTimeout bounds an Until step's polling on each server,
+// diffRetryWait apart.
+const diffUntilTimeout = 30 * time.Second
 
-func (u *diffUntil) done(a diffAnswer) bool {
+func (u *diffUntil) done(a diffAnswer, raw any) bool {
 	code, _ := strconv.Atoi(strings.Trim(string(u.Code), `"`))
-	return (code == 0 || a.Code == code) && strings.Contains(diffJSON(a), u.Contains)
+	if code != 0 && a.Code != code || !strings.Contains(diffJSON(a), u.Contains) {
+		return false
+	}
+	if u.Condition == "" {
+		return true
+	}
+	typ, want, ok := strings.Cut(u.Condition, "=")
+	if !ok {
+		want = "True"
+	}
+	m, _ := raw.(map[string]any)
+	status, _ := m["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
+	return slices.ContainsFunc(conds, func(c any) bool {
+		cm, _ := c.(map[string]any)
+		return cm["type"] == typ && cm["status"] == want
+	})
 }
-
-// diffWaitTimeout bounds a Wait step's polling on each server.
-const diffWaitTimeout = 30 * time.Second
 
 // diffRetries bounds a Retry step's attempts, diffRetryWait apart.
 const (
@@ -461,11 +473,6 @@ func runDiffCase(t *testing.T, c diffCase, ns string, vars map[string]string, ku
 	same := true
 	var summary []string
 	for i, st := range c.Steps {
-		if st.Wait != "" {
-			for j, s := range []diffSide{kube, kapi} {
-				diffWait(t, s, st, states[j].vars)
-			}
-		}
 		var answers [2]diffAnswer
 		var raws [2]any
 		for attempt := 0; attempt == 0 || (st.Retry && open == "" && attempt < diffRetries && !cmp.Equal(answers[0], answers[1])); attempt++ {
@@ -476,7 +483,7 @@ func runDiffCase(t *testing.T, c diffCase, ns string, vars map[string]string, ku
 			states[0].saved, states[1].saved = states[0].norm.clone(), states[1].norm.clone()
 			for j, s := range []diffSide{kube, kapi} {
 				a, raw := diffDo(t, s, st, states[j].vars)
-				for try := 1; st.Until != nil && !st.Until.done(a) && try < diffUntilTries; try++ {
+				for deadline := time.Now().Add(diffUntilTimeout); st.Until != nil && !st.Until.done(a, raw) && time.Now().Before(deadline); {
 					time.Sleep(diffRetryWait)
 					a, raw = diffDo(t, s, st, states[j].vars)
 				}
@@ -534,36 +541,6 @@ func runDiffCase(t *testing.T, c diffCase, ns string, vars map[string]string, ku
 		t.Errorf("case listed in %s (%s) but kapi answers every step as kube does: remove it from the list", diffOpenFile, open)
 	}
 	return same, strings.Join(summary, "; ")
-}
-
-// diffWait sends st to s until the answer's status.conditions hold
-// the condition st.Wait (or its code is st.Wait), or diffWaitTimeout has passed (the step's
-// comparison then shows the answer as it is).
-func diffWait(t *testing.T, s diffSide, st diffStep, vars map[string]string) {
-	t.Helper()
-	typ, want, ok := strings.Cut(st.Wait, "=")
-	if !ok {
-		want = "True"
-	}
-	code, _ := strconv.Atoi(st.Wait)
-	for deadline := time.Now().Add(diffWaitTimeout); time.Now().Before(deadline); time.Sleep(diffRetryWait) {
-		a, raw := diffDo(t, s, st, vars)
-		if code != 0 {
-			if a.Code == code {
-				return
-			}
-			continue
-		}
-		m, _ := raw.(map[string]any)
-		status, _ := m["status"].(map[string]any)
-		conds, _ := status["conditions"].([]any)
-		if slices.ContainsFunc(conds, func(c any) bool {
-			cm, _ := c.(map[string]any)
-			return cm["type"] == typ && cm["status"] == want
-		}) {
-			return
-		}
-	}
 }
 
 // diffSummary says in a few words where two answers differ.
