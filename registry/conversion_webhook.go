@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -74,18 +72,12 @@ func (r *Registry) newConversionWebhook(cc *webhookClientConfig) (ConvertFunc, e
 		}
 		u = base.String()
 	}
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if len(cc.CABundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(cc.CABundle) {
-			return nil, errInvalidCABundle
-		}
-		tc.RootCAs = pool
+	client, err := webhook.NewClient(cc.CABundle)
+	if err != nil {
+		return nil, errInvalidCABundle
 	}
-	w := &conversionWebhook{url: u, client: &http.Client{
-		Timeout:   conversionWebhookTimeout,
-		Transport: &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 16},
-	}}
+	client.Timeout = conversionWebhookTimeout
+	w := &conversionWebhook{url: u, client: client}
 	return w.convert, nil
 }
 

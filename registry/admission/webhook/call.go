@@ -26,15 +26,19 @@ import (
 	"github.com/kapi-dev/kapi/registry/admission"
 )
 
-// newClient is the HTTP client of the webhooks of one configuration that
-// share caBundle: HTTP/2 over TLS, the bundle's CAs (the system's
-// without one), connections kept between calls.
-func newClient(caBundle []byte) (*http.Client, error) {
+// ErrInvalidCABundle: a webhook's caBundle holds no PEM certificate.
+var ErrInvalidCABundle = errors.New("unable to load root certificates: unable to parse bytes as PEM block")
+
+// NewClient is the HTTP client of the webhooks that share caBundle
+// (admission webhooks of one configuration, a CRD's conversion webhook):
+// HTTP/2 over TLS, the bundle's CAs (the system's without one),
+// connections kept between calls. It fails with ErrInvalidCABundle.
+func NewClient(caBundle []byte) (*http.Client, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if len(caBundle) > 0 {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(caBundle) {
-			return nil, errors.New("unable to load root certificates: unable to parse bytes as PEM block")
+			return nil, ErrInvalidCABundle
 		}
 		cfg.RootCAs = pool
 	}

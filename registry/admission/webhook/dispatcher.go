@@ -218,7 +218,7 @@ func (d *Dispatcher) Set(kind string, c *Configuration) error {
 		}
 		key := string(w.ClientConfig.CABundle)
 		if clients[key] == nil {
-			cl, err := newClient(w.ClientConfig.CABundle)
+			cl, err := NewClient(w.ClientConfig.CABundle)
 			if err != nil {
 				cl = &http.Client{Transport: failingTransport{err}}
 			}
