@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/admission"
@@ -74,19 +73,7 @@ func validateDeleteOptions(b deleteopts.Options) error {
 // deleteOptionsInvalid is kube's 422 for invalid DeleteOptions (nil if
 // causes is empty).
 func deleteOptionsInvalid(causes []StatusCause) error {
-	if len(causes) == 0 {
-		return nil
-	}
-	msgs := make([]string, len(causes))
-	for i, c := range causes {
-		msgs[i] = c.Field + ": " + c.Message
-	}
-	all := msgs[0]
-	if len(msgs) > 1 {
-		all = "[" + strings.Join(msgs, ", ") + "]"
-	}
-	return newStatus(422, "Invalid", `DeleteOptions.meta.k8s.io "" is invalid: `+all,
-		&StatusDetails{Group: "meta.k8s.io", Kind: "DeleteOptions", Causes: causes})
+	return errInvalidCauses(`DeleteOptions.meta.k8s.io ""`, &StatusDetails{Group: "meta.k8s.io", Kind: "DeleteOptions", Causes: causes})
 }
 
 // toDeleteOptions turns valid DeleteOptions into the verb's options.

@@ -316,13 +316,10 @@ func domainPathErrors(k string) string {
 	if !httpPath.MatchString(path) {
 		errs = append(errs, invalid(path, "Invalid path (regex used for validation is '"+httpPathFmt+"')"))
 	}
-	switch len(errs) {
-	case 0:
+	if len(errs) == 0 {
 		return ""
-	case 1:
-		return errs[0]
 	}
-	return "[" + strings.Join(errs, ", ") + "]"
+	return aggregated(errs)
 }
 
 // nodeName splits "system:node:NAME" where NAME is a DNS subdomain.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"sort"
-	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -151,19 +150,7 @@ func validateAccessReview(obj Object, withUser bool) error {
 	if withUser && str(spec["user"]) == "" && len(stringList(spec["groups"])) == 0 {
 		causes = append(causes, StatusCause{Type: "FieldValueInvalid", Field: "spec.user", Message: `Invalid value: "": at least one of user or group must be specified`})
 	}
-	if len(causes) == 0 {
-		return nil
-	}
-	msgs := make([]string, len(causes))
-	for i, c := range causes {
-		msgs[i] = c.Field + ": " + c.Message
-	}
-	all := msgs[0]
-	if len(msgs) > 1 {
-		all = "[" + strings.Join(msgs, ", ") + "]"
-	}
-	return newStatus(http.StatusUnprocessableEntity, "Invalid", `.authorization.k8s.io "" is invalid: `+all,
-		&StatusDetails{Group: "authorization.k8s.io", Causes: causes})
+	return errInvalidCauses(`.authorization.k8s.io ""`, &StatusDetails{Group: "authorization.k8s.io", Causes: causes})
 }
 
 // specUser is the user a SubjectAccessReview asks about.

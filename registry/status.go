@@ -135,13 +135,31 @@ func errInvalid(r *Resource, name string, errs []FieldError) *StatusError {
 		}
 		causes[i] = StatusCause{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}
 	}
-	all := msgs[0]
-	if len(msgs) > 1 {
-		all = "[" + strings.Join(msgs, ", ") + "]"
-	}
 	return newStatus(http.StatusUnprocessableEntity, "Invalid",
-		fmt.Sprintf("%s %q is invalid: %s", r.qualifiedKind(), name, all),
+		fmt.Sprintf("%s %q is invalid: %s", r.qualifiedKind(), name, aggregated(msgs)),
 		&StatusDetails{Name: name, Group: r.Group, Kind: r.Kind, Causes: causes})
+}
+
+// errInvalidCauses is kube's 422 Invalid of what (`Kind.group "name"`)
+// for causes that are each "field: message"; nil when there are none.
+func errInvalidCauses(what string, d *StatusDetails) error {
+	if len(d.Causes) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(d.Causes))
+	for i, c := range d.Causes {
+		msgs[i] = c.Field + ": " + c.Message
+	}
+	return newStatus(http.StatusUnprocessableEntity, "Invalid", what+" is invalid: "+aggregated(msgs), d)
+}
+
+// aggregated is the text of kube's error aggregate (utilerrors.Aggregate):
+// one message as it is, several as "[first, second]".
+func aggregated(msgs []string) string {
+	if len(msgs) == 1 {
+		return msgs[0]
+	}
+	return "[" + strings.Join(msgs, ", ") + "]"
 }
 
 func errForbiddenNamespace(r *Resource, name, ns, why string) *StatusError {
