@@ -36,7 +36,7 @@ func TestEnvironmentsShareNoState(t *testing.T) {
 			ctx := ctxFor(t)
 			labels := map[string]string{"app": "web"}
 			d := appsv1ac.Deployment("web", "default").WithLabels(map[string]string{"env": name}).WithSpec(appsv1ac.DeploymentSpec().
-				WithReplicas(int32(i+1)).WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
+				WithReplicas(int32(i + 1)).WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
 				WithTemplate(corev1ac.PodTemplateSpec().WithLabels(labels).WithSpec(corev1ac.PodSpec().
 					WithContainers(corev1ac.Container().WithName("web").WithImage("nginx:" + name)))))
 			if _, err := envs[i].cs.AppsV1().Deployments("default").Apply(ctx, d, metav1.ApplyOptions{FieldManager: "owner-" + name}); err != nil {
