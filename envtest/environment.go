@@ -22,6 +22,10 @@ const (
 	envStopTimeout        = "KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT"
 	envAttachOutput       = "KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT"
 
+	// envNoGarbageCollector is kapi's: Environment.NoGarbageCollector for
+	// a suite run unchanged.
+	envNoGarbageCollector = "KAPI_ENVTEST_NO_GARBAGE_COLLECTOR"
+
 	// StartTimeout and StopTimeout are envtest's, in seconds.
 	StartTimeout = 60
 	StopTimeout  = 60
@@ -140,6 +144,12 @@ type Environment struct {
 	// InProcess sets ControlPlane.APIServer.InProcess: clients reach the
 	// server without a socket. Not in envtest.
 	InProcess bool
+
+	// NoGarbageCollector (or KAPI_ENVTEST_NO_GARBAGE_COLLECTOR=true) sets
+	// ControlPlane.APIServer.NoGarbageCollector: deleting an owner leaves
+	// its dependents, as on controller-runtime's envtest, which runs no
+	// kube-controller-manager. Not in envtest.
+	NoGarbageCollector bool
 }
 
 // Start starts the API server (unless UseExistingCluster), installs the
@@ -172,6 +182,9 @@ func (te *Environment) Start() (*rest.Config, error) {
 		api.StartTimeout, api.StopTimeout = te.ControlPlaneStartTimeout, te.ControlPlaneStopTimeout
 		if te.InProcess {
 			api.InProcess = true
+		}
+		if te.NoGarbageCollector || strings.ToLower(os.Getenv(envNoGarbageCollector)) == "true" {
+			api.NoGarbageCollector = true
 		}
 		if os.Getenv(envAttachOutput) == "true" {
 			te.AttachControlPlaneOutput = true

@@ -77,3 +77,59 @@ func TestEnvironmentsShareNoState(t *testing.T) {
 		}
 	}
 }
+
+// Deleting an owner deletes its dependents (kapi's garbage collector),
+// unless NoGarbageCollector (or KAPI_ENVTEST_NO_GARBAGE_COLLECTOR=true)
+// asks for envtest's behaviour: kube-apiserver alone leaves them.
+func TestNoGarbageCollector(t *testing.T) {
+	tests := []struct {
+		name          string
+		env           envtest.Environment
+		variable      string
+		wantDependent bool
+	}{
+		{"collector", envtest.Environment{}, "", false},
+		{"NoGarbageCollector", envtest.Environment{NoGarbageCollector: true}, "", true},
+		{"KAPI_ENVTEST_NO_GARBAGE_COLLECTOR", envtest.Environment{}, "true", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("KAPI_ENVTEST_NO_GARBAGE_COLLECTOR", tt.variable)
+			e := tt.env
+			cs := kubernetes.NewForConfigOrDie(start(t, &e))
+			ctx := ctxFor(t)
+			owner, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}
+			if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dependent",
+				OwnerReferences: []metav1.OwnerReference{ref}}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			// Foreground: with a collector the owner waits for its
+			// dependents (kube's foregroundDeletion finalizer) and both go;
+			// without one the dependent stays, and the owner goes at once
+			// (kube-apiserver alone would keep it, finalized, forever).
+			if err := cs.CoreV1().ConfigMaps("default").Delete(ctx, "owner", metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationForeground)}); err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantDependent {
+				if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "owner", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					t.Fatalf("owner after its delete: %v; want it gone at once", err)
+				}
+				if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "dependent", metav1.GetOptions{}); err != nil {
+					t.Fatalf("dependent: %v; want it left", err)
+				}
+				return
+			}
+			if err := pollFor(ctx, func() bool {
+				_, err1 := cs.CoreV1().ConfigMaps("default").Get(ctx, "dependent", metav1.GetOptions{})
+				_, err2 := cs.CoreV1().ConfigMaps("default").Get(ctx, "owner", metav1.GetOptions{})
+				return apierrors.IsNotFound(err1) && apierrors.IsNotFound(err2)
+			}); err != nil {
+				t.Fatalf("owner and dependent never collected: %v", err)
+			}
+		})
+	}
+}
