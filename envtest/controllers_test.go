@@ -298,7 +298,7 @@ func TestClientApply(t *testing.T) {
 		}
 		out := map[string]string{"data": strings.Join([]string{cm.Data["a"], cm.Data["b"]}, ",")}
 		for _, f := range cm.ManagedFields {
-			out[f.Manager] = string(f.Operation) + " " + string(f.FieldsV1.Raw)
+			out[f.Manager] = string(f.Operation) + " " + f.FieldsV1.GetRawString()
 		}
 		return out
 	}
