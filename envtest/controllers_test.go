@@ -37,114 +37,123 @@ type member struct {
 // (leases, coordination.k8s.io/v1) and durations: of two managers with
 // the same LeaderElectionID the first leads and runs its controller, the
 // second waits (it reads the Lease and finds it held) without running
-// its own; when the first stops it releases the Lease
-// (LeaderElectionReleaseOnCancel) and the second takes over — the Lease
-// names it, counts one transition, and its controller runs.
+// its own; when the first stops the second takes over — the Lease names
+// it, counts one transition, and its controller runs. The first releases
+// the Lease as it stops with LeaderElectionReleaseOnCancel; by default it
+// does not, and the second takes over once the Lease expires (15 s).
 func TestLeaderElection(t *testing.T) {
 	t.Parallel()
-	e := &envtest.Environment{}
-	cfg := start(t, e)
-	ctx := ctxFor(t)
-	const id = "kapi-envtest-leader"
-	cs := kubernetes.NewForConfigOrDie(cfg)
-	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ping"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	for _, release := range []bool{true, false} {
+		t.Run(map[bool]string{true: "released on stop", false: "expired (default)"}[release], func(t *testing.T) {
+			t.Parallel()
+			e := &envtest.Environment{}
+			cfg := start(t, e)
+			// Room for the Lease to expire (15 s) on a loaded machine.
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			t.Cleanup(cancel)
+			const id = "kapi-envtest-leader"
+			cs := kubernetes.NewForConfigOrDie(cfg)
+			if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ping"}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
 
-	// Each manager runs as a user of its own, so the request log tells
-	// their requests apart.
-	run := func(user string) *member {
-		u, err := e.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := u.Config()
-		mgr, err := ctrl.NewManager(c, ctrl.Options{
-			Metrics:                       metricsserver.Options{BindAddress: "0"},
-			LeaderElection:                true,
-			LeaderElectionID:              id,
-			LeaderElectionNamespace:       "default",
-			LeaderElectionReleaseOnCancel: true,
-			Controller:                    config.Controller{SkipNameValidation: ptr(true)},
+			// Each manager runs as a user of its own, so the request log tells
+			// their requests apart.
+			run := func(user string) *member {
+				u, err := e.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := u.Config()
+				mgr, err := ctrl.NewManager(c, ctrl.Options{
+					Metrics:                       metricsserver.Options{BindAddress: "0"},
+					LeaderElection:                true,
+					LeaderElectionID:              id,
+					LeaderElectionNamespace:       "default",
+					LeaderElectionReleaseOnCancel: release,
+					Controller:                    config.Controller{SkipNameValidation: ptr(true)},
+				})
+				if err != nil {
+					t.Fatalf("NewManager: %v", err)
+				}
+				m := &member{mgr: mgr, done: make(chan error, 1)}
+				err = ctrl.NewControllerManagedBy(mgr).Named("ping").For(&corev1.ConfigMap{}).
+					Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+						m.reconciled.Add(1)
+						return reconcile.Result{}, nil
+					}))
+				if err != nil {
+					t.Fatalf("controller: %v", err)
+				}
+				mctx, cancel := context.WithCancel(ctx)
+				m.cancel = cancel
+				go func() { m.done <- mgr.Start(mctx) }()
+				t.Cleanup(m.stop(t))
+				return m
+			}
+			elected := func(m *member) bool {
+				select {
+				case <-m.mgr.Elected():
+					return true
+				default:
+					return false
+				}
+			}
+			lease := func() *coordinationv1.Lease {
+				l, err := cs.CoordinationV1().Leases("default").Get(ctx, id, metav1.GetOptions{})
+				if err != nil {
+					t.Fatalf("get lease: %v", err)
+				}
+				return l
+			}
+
+			first := run("member-1")
+			select {
+			case <-first.mgr.Elected():
+			case <-ctx.Done():
+				t.Fatal("the first manager was never elected")
+			}
+			held := lease()
+			if held.Spec.HolderIdentity == nil || *held.Spec.HolderIdentity == "" || held.Spec.LeaseDurationSeconds == nil || *held.Spec.LeaseDurationSeconds != 15 ||
+				held.Spec.AcquireTime == nil || held.Spec.RenewTime == nil {
+				t.Fatalf("lease after the first election: %+v; want a holder, 15 s, acquire and renew times", held.Spec)
+			}
+			if err := pollFor(ctx, func() bool { return first.reconciled.Load() > 0 }); err != nil {
+				t.Fatalf("the leader's controller never reconciled: %v", err)
+			}
+
+			second := run("member-2")
+			// The second reads the Lease, finds it held, and writes nothing.
+			if err := pollFor(ctx, func() bool { return countRequests(e, "member-2", "get", "leases", 200) > 0 }); err != nil {
+				t.Fatalf("the second manager never read the lease: %v", err)
+			}
+			if elected(second) || second.reconciled.Load() != 0 {
+				t.Fatalf("second manager: elected %v, %d reconciles while the first leads; want neither", elected(second), second.reconciled.Load())
+			}
+			if n := countRequests(e, "member-2", "update", "leases", 200); n != 0 {
+				t.Fatalf("the second manager updated the held lease %d times", n)
+			}
+			if l := lease(); *l.Spec.HolderIdentity != *held.Spec.HolderIdentity {
+				t.Fatalf("lease holder %q while the first leads; want %q", *l.Spec.HolderIdentity, *held.Spec.HolderIdentity)
+			}
+
+			first.stop(t)()
+			select {
+			case <-second.mgr.Elected():
+			case <-ctx.Done():
+				t.Fatal("the second manager never took over")
+			}
+			taken := lease()
+			if taken.Spec.HolderIdentity == nil || *taken.Spec.HolderIdentity == *held.Spec.HolderIdentity ||
+				taken.Spec.LeaseTransitions == nil || *taken.Spec.LeaseTransitions != 1 {
+				t.Fatalf("lease after the takeover: holder %v, transitions %v; want the second manager and 1 (first %q)",
+					deref(taken.Spec.HolderIdentity), deref(taken.Spec.LeaseTransitions), *held.Spec.HolderIdentity)
+			}
+			if err := pollFor(ctx, func() bool { return second.reconciled.Load() > 0 }); err != nil {
+				t.Fatalf("the new leader's controller never reconciled: %v", err)
+			}
+
 		})
-		if err != nil {
-			t.Fatalf("NewManager: %v", err)
-		}
-		m := &member{mgr: mgr, done: make(chan error, 1)}
-		err = ctrl.NewControllerManagedBy(mgr).Named("ping").For(&corev1.ConfigMap{}).
-			Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
-				m.reconciled.Add(1)
-				return reconcile.Result{}, nil
-			}))
-		if err != nil {
-			t.Fatalf("controller: %v", err)
-		}
-		mctx, cancel := context.WithCancel(ctx)
-		m.cancel = cancel
-		go func() { m.done <- mgr.Start(mctx) }()
-		t.Cleanup(m.stop(t))
-		return m
-	}
-	elected := func(m *member) bool {
-		select {
-		case <-m.mgr.Elected():
-			return true
-		default:
-			return false
-		}
-	}
-	lease := func() *coordinationv1.Lease {
-		l, err := cs.CoordinationV1().Leases("default").Get(ctx, id, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("get lease: %v", err)
-		}
-		return l
-	}
-
-	first := run("member-1")
-	select {
-	case <-first.mgr.Elected():
-	case <-ctx.Done():
-		t.Fatal("the first manager was never elected")
-	}
-	held := lease()
-	if held.Spec.HolderIdentity == nil || *held.Spec.HolderIdentity == "" || held.Spec.LeaseDurationSeconds == nil || *held.Spec.LeaseDurationSeconds != 15 ||
-		held.Spec.AcquireTime == nil || held.Spec.RenewTime == nil {
-		t.Fatalf("lease after the first election: %+v; want a holder, 15 s, acquire and renew times", held.Spec)
-	}
-	if err := pollFor(ctx, func() bool { return first.reconciled.Load() > 0 }); err != nil {
-		t.Fatalf("the leader's controller never reconciled: %v", err)
-	}
-
-	second := run("member-2")
-	// The second reads the Lease, finds it held, and writes nothing.
-	if err := pollFor(ctx, func() bool { return countRequests(e, "member-2", "get", "leases", 200) > 0 }); err != nil {
-		t.Fatalf("the second manager never read the lease: %v", err)
-	}
-	if elected(second) || second.reconciled.Load() != 0 {
-		t.Fatalf("second manager: elected %v, %d reconciles while the first leads; want neither", elected(second), second.reconciled.Load())
-	}
-	if n := countRequests(e, "member-2", "update", "leases", 200); n != 0 {
-		t.Fatalf("the second manager updated the held lease %d times", n)
-	}
-	if l := lease(); *l.Spec.HolderIdentity != *held.Spec.HolderIdentity {
-		t.Fatalf("lease holder %q while the first leads; want %q", *l.Spec.HolderIdentity, *held.Spec.HolderIdentity)
-	}
-
-	first.stop(t)()
-	select {
-	case <-second.mgr.Elected():
-	case <-ctx.Done():
-		t.Fatal("the second manager never took over")
-	}
-	taken := lease()
-	if taken.Spec.HolderIdentity == nil || *taken.Spec.HolderIdentity == *held.Spec.HolderIdentity ||
-		taken.Spec.LeaseTransitions == nil || *taken.Spec.LeaseTransitions != 1 {
-		t.Fatalf("lease after the takeover: holder %v, transitions %v; want the second manager and 1 (first %q)",
-			deref(taken.Spec.HolderIdentity), deref(taken.Spec.LeaseTransitions), *held.Spec.HolderIdentity)
-	}
-	if err := pollFor(ctx, func() bool { return second.reconciled.Load() > 0 }); err != nil {
-		t.Fatalf("the new leader's controller never reconciled: %v", err)
 	}
 }
 
