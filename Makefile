@@ -61,7 +61,7 @@ bench:
 	cd conformance && $(GO) test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: kuberay
-## kuberay: KubeRay's controller suite (ray-operator v1.5.0, 173 Ginkgo specs, about 7 minutes: its specs wait out the reconcilers' 10 s requeues) on kapi's envtest, its suite_test.go changed in its envtest import alone; not part of `make test` for its time.
+## kuberay: KubeRay's controller suite (ray-operator v1.5.0, its unit tests and 173 Ginkgo specs, about 9 minutes: its specs wait out the reconcilers' 10 s requeues) on kapi's envtest, its suite_test.go changed in its envtest import alone; not part of `make test` for its time.
 kuberay:
 	cd kuberaytest && $(GO) test -count 1 -timeout 30m ./...
 

@@ -27,12 +27,13 @@ var allowed = map[string][]string{
 	"codec/protobuf":           {},
 	"codec/cbor":               {},
 	"schema":                   {"internal/validation", "internal/jsonval"},
-	"patch":                    {"codec", "schema", "internal/jsonval"},
+	"patch":                    {"codec", "schema", "internal/jsonval", "internal/weakmemo"},
 	"internal/validation":      {},
 	"internal/jsonval":         {},
 	"internal/jsontree":        {},
+	"internal/weakmemo":        {}, // results memoized by a pointer while it lives (shared immutable compilations)
 	"internal/benchobj":        {}, // test objects of the decode benchmarks
-	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree",
+	"registry": {"rv", "watch", "storage", "codec", "codec/protobuf", "codec/cbor", "schema", "patch", "internal/validation", "internal/jsonval", "internal/jsontree", "internal/weakmemo",
 		"registry/internal/negotiate", "registry/internal/jsonobj", "registry/internal/stream", "registry/internal/table",
 		"registry/internal/openapi", "registry/internal/discovery", "registry/internal/gc", "registry/internal/inproc", "registry/internal/deleteopts",
 		"registry/internal/gojson", "registry/request", "registry/authn", "registry/authz", "registry/authz/rbac", "registry/admission", "registry/admission/webhook"},

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
-	"github.com/kapi-dev/kapi/schema"
 )
 
 // behaviours holds what the kinds' strategies share (the Services'
@@ -201,7 +200,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.PrepareForCreate = prepareDaemonSetCreate
 		s.PrepareForUpdate = prepareDaemonSetUpdate
 	}
-	if quants.within(res.Schema, map[*schema.Schema]bool{}) {
+	if hasQuantities(res.Schema) {
 		dflt := s.Default
 		s.Default = func(ctx context.Context, o registry.Object) error {
 			if dflt != nil {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kapi-dev/kapi/schema"
 )
@@ -145,7 +146,23 @@ func abs(n int) int {
 // definition and the copies that carry a field's own description).
 type quantities map[*schema.Schema]bool
 
-// contains reports whether any node below s is a quantity.
+// hasQuantities reports whether any node below s, a kind's schema of
+// definitions(), is a quantity: walked once per kind in the process
+// (withQuantities), not once per Registry.
+func hasQuantities(s *schema.Schema) bool {
+	if v, ok := withQuantities.Load(s); ok {
+		return v.(bool)
+	}
+	has := quants.within(s, map[*schema.Schema]bool{})
+	withQuantities.Store(s, has)
+	return has
+}
+
+// withQuantities holds hasQuantities' answers by schema (the schemas of
+// definitions() live as long as the process).
+var withQuantities sync.Map // *schema.Schema → bool
+
+// within reports whether any node below s is a quantity.
 func (q quantities) within(s *schema.Schema, seen map[*schema.Schema]bool) bool {
 	if s == nil || seen[s] {
 		return false

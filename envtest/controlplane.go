@@ -193,6 +193,10 @@ type APIServer struct {
 	// a connection). Their Host is a placeholder URL, so a kubeconfig made
 	// from them serves no other process. Not in envtest.
 	InProcess bool
+	// NoGarbageCollector turns kapi's garbage collector off: deleting an
+	// owner leaves its dependents, as kube-apiserver alone (envtest's)
+	// does. Not in envtest.
+	NoGarbageCollector bool
 
 	args      *Arguments
 	srv       *http.Server
@@ -279,7 +283,7 @@ func (s *APIServer) Start() error {
 	// Webhooks' matchConditions are CEL; a service reference resolves to
 	// loopback (envtest's configurations use URLs).
 	ro := registry.Options{CEL: cel.Compile, WebhookConditions: cel.CompileMatchConditions,
-		ResolveWebhookService: server.LoopbackServices}
+		ResolveWebhookService: server.LoopbackServices, DisableGarbageCollection: s.NoGarbageCollector}
 	errorLog := log.New(io.Discard, "", 0) // TLS handshakes cut short by a test's end
 	if s.Err != nil {
 		ro.Logger = slog.New(slog.NewTextHandler(s.Err, nil))

@@ -40,9 +40,15 @@
 // What carries over from controller-runtime's envtest, and what does not
 // yet, is listed in the module's README.md.
 //
+// NoGarbageCollector (KAPI_ENVTEST_NO_GARBAGE_COLLECTOR=true) turns off
+// kapi's garbage collector for suites written for envtest, which has none.
+//
 // Invariant: every Environment is independent — its own store, registry,
 // listener (or in-process transport), certificate, users, faults and
-// request log — so tests start one each and run with t.Parallel(). Stop
+// request log — so tests start one each and run with t.Parallel(). What
+// they share is read-only: what the first Start compiled from the
+// built-in kinds' schemas (the same *schema.Schema in every registry of
+// the process), found by the others (TestEnvironmentsShareNoState). Stop
 // closes the listener and every connection (in-process: ends every
 // request in flight and waits for its handler), ends the registry's
 // background work (garbage collector, RBAC feeds) and the store's, and

@@ -30,7 +30,11 @@ var ErrSchema = errors.New("patch: object does not fit the schema")
 // times, stripped metadata) keeps metadata.managedFields.
 //
 // A FieldManager is immutable after NewFieldManager and safe for concurrent
-// use. Build one per resource version and reuse it.
+// use. Build one per resource version and reuse it. What it derives from
+// its schema alone is compiled once per *schema.Schema in the process and
+// shared (compiledSchema), so registering the same schema in many
+// registries (package builtin's, in every envtest Environment) costs
+// little after the first.
 type FieldManager struct {
 	typ        typed.ParseableType
 	apiVersion string
@@ -73,16 +77,16 @@ type FieldManagerOptions struct {
 // describes; a nil s is a resource without a schema (every map granular,
 // every list atomic).
 func NewFieldManager(s *schema.Schema, apiVersion string, opts FieldManagerOptions) (*FieldManager, error) {
-	t, err := s.SMD()
+	c, err := compiledSchemas.Get(s, compileSchema)
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %s: %w", apiVersion, err)
 	}
 	v := fieldpath.APIVersion(apiVersion)
-	m := &FieldManager{typ: t, apiVersion: apiVersion, kind: opts.Kind, zero: opts.Zero, updaters: map[string]*updater{}, keys: newFieldKeys(t.Schema)}
+	m := &FieldManager{typ: c.typ, apiVersion: apiVersion, kind: opts.Kind, zero: opts.Zero, updaters: map[string]*updater{}, keys: c.keys}
 	if opts.Typed && m.zero == nil {
-		m.zero = typedZero(s)
+		m.zero = c.zero
 	}
-	safe := newSafeTypes(t.Schema)
+	safe := c.safe
 	m.any = &updater{version: v, safe: safe}
 	for sub, paths := range opts.ResetFields {
 		set := fieldpath.NewSet()

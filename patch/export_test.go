@@ -170,3 +170,7 @@ func PEKeys(pe fieldpath.PathElement) (fast, smd string) {
 	smd, _ = fieldpath.SerializePathElement(pe)
 	return peKey(pe), smd
 }
+
+// SameCompiled reports whether a and b share what they compiled from
+// their schema (compiledSchema): the same structured-merge-diff types.
+func SameCompiled(a, b *FieldManager) bool { return a.typ.Schema == b.typ.Schema }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/internal/table"
-	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
 )
 
@@ -30,7 +29,7 @@ func namespaceResource(r *Registry) *Resource {
 		ShortNames: []string{"ns"}, Status: true,
 		SelectableFields: []string{"status.phase"},
 		Protobuf:         protobuf.Namespace,
-		Schema:           schema.Namespace(),
+		Schema:           sharedSchemas.namespace(),
 		TypedZero:        Object{"spec": map[string]any{}, "status": map[string]any{}},
 		// PUT namespaces/NAME/finalize changes spec.finalizers (the
 		// namespace controller's write).

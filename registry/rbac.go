@@ -223,10 +223,10 @@ func (r *Registry) rbacResources() []*Resource {
 		return res
 	}
 	out := []*Resource{
-		role("Role", "roles", true, schema.Role()),
-		role("ClusterRole", "clusterroles", false, schema.ClusterRole()),
-		binding("RoleBinding", "rolebindings", true, schema.RoleBinding()),
-		binding("ClusterRoleBinding", "clusterrolebindings", false, schema.ClusterRoleBinding()),
+		role("Role", "roles", true, sharedSchemas.role()),
+		role("ClusterRole", "clusterroles", false, sharedSchemas.clusterRole()),
+		binding("RoleBinding", "rolebindings", true, sharedSchemas.roleBinding()),
+		binding("ClusterRoleBinding", "clusterrolebindings", false, sharedSchemas.clusterRoleBinding()),
 	}
 	if r.opts.RBAC != nil { // a write returns once the authorizer has it
 		for _, res := range out {

@@ -282,8 +282,9 @@ func (r *Registry) prepare(res *Resource) error {
 		return fmt.Errorf("registry: resource %s: %w", res.Plural, err)
 	}
 	res.manager = fm
-	res.defaults = hasDefaults(res.Schema)
-	if paths := res.Schema.RulePaths(); len(paths) > 0 {
+	facts := factsOf(res.Schema)
+	res.defaults = facts.defaults
+	if paths := facts.rulePaths; len(paths) > 0 {
 		if r.opts.CEL == nil {
 			return fmt.Errorf("registry: resource %s: the schema has x-kubernetes-validations rules (at %s) and Options.CEL is nil: set it to cel.Compile from github.com/kapi-dev/kapi/cel to evaluate them", res.qualified(), strings.Join(paths, ", "))
 		}

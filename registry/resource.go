@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/internal/validation"
+	"github.com/kapi-dev/kapi/internal/weakmemo"
 	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
@@ -137,7 +138,19 @@ type Resource struct {
 // mergeSchema is s with metadata described by ObjectMeta's schema, so that
 // strategic merge and apply merge finalizers and ownerReferences as kube
 // does whatever a CRD says of metadata (it may only say "type: object").
+// It is the same *schema.Schema for the same s while s lives (package
+// builtin's schemas are the same in every Registry of a process), so that
+// patch.NewFieldManager finds what it compiled from it for another
+// Registry. Neither s nor the result is ever modified.
 func mergeSchema(s *schema.Schema) *schema.Schema {
+	m, _ := mergedSchemas.Get(s, func(s *schema.Schema) (*schema.Schema, error) { return newMergeSchema(s), nil })
+	return m
+}
+
+// mergedSchemas are mergeSchema's results by schema.
+var mergedSchemas weakmemo.Memo[schema.Schema, *schema.Schema]
+
+func newMergeSchema(s *schema.Schema) *schema.Schema {
 	if s == nil {
 		return nil
 	}
@@ -146,7 +159,7 @@ func mergeSchema(s *schema.Schema) *schema.Schema {
 	if m.Properties == nil {
 		m.Properties = map[string]*schema.Schema{}
 	}
-	m.Properties["metadata"] = schema.ObjectMeta()
+	m.Properties["metadata"] = objectMeta
 	return &m
 }
 

@@ -86,12 +86,12 @@ func (r *Registry) reviewResources() []*Resource {
 	}
 	const authorization, authentication = "authorization.k8s.io", "authentication.k8s.io"
 	return []*Resource{
-		res(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false, protobuf.SelfSubjectAccessReview, schema.SelfSubjectAccessReview(), r.selfSubjectAccessReview),
-		res(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false, protobuf.SelfSubjectRulesReview, schema.SelfSubjectRulesReview(), r.selfSubjectRulesReview),
-		res(authorization, "SubjectAccessReview", "subjectaccessreviews", false, protobuf.SubjectAccessReview, schema.SubjectAccessReview(), r.subjectAccessReview),
-		res(authorization, "LocalSubjectAccessReview", "localsubjectaccessreviews", true, protobuf.LocalSubjectAccessReview, schema.LocalSubjectAccessReview(), r.localSubjectAccessReview),
-		res(authentication, "SelfSubjectReview", "selfsubjectreviews", false, protobuf.SelfSubjectReview, schema.SelfSubjectReview(), r.selfSubjectReview),
-		res(authentication, "TokenReview", "tokenreviews", false, protobuf.TokenReview, schema.TokenReview(), r.tokenReview),
+		res(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false, protobuf.SelfSubjectAccessReview, sharedSchemas.selfSubjectAccessReview(), r.selfSubjectAccessReview),
+		res(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false, protobuf.SelfSubjectRulesReview, sharedSchemas.selfSubjectRulesReview(), r.selfSubjectRulesReview),
+		res(authorization, "SubjectAccessReview", "subjectaccessreviews", false, protobuf.SubjectAccessReview, sharedSchemas.subjectAccessReview(), r.subjectAccessReview),
+		res(authorization, "LocalSubjectAccessReview", "localsubjectaccessreviews", true, protobuf.LocalSubjectAccessReview, sharedSchemas.localSubjectAccessReview(), r.localSubjectAccessReview),
+		res(authentication, "SelfSubjectReview", "selfsubjectreviews", false, protobuf.SelfSubjectReview, sharedSchemas.selfSubjectReview(), r.selfSubjectReview),
+		res(authentication, "TokenReview", "tokenreviews", false, protobuf.TokenReview, sharedSchemas.tokenReview(), r.tokenReview),
 	}
 }
 

@@ -55,8 +55,8 @@ func (r *Registry) webhookResources() []*Resource {
 		return res
 	}
 	out := []*Resource{
-		res(webhook.MutatingKind, "mutatingwebhookconfigurations", schema.MutatingWebhookConfiguration()),
-		res(webhook.ValidatingKind, "validatingwebhookconfigurations", schema.ValidatingWebhookConfiguration()),
+		res(webhook.MutatingKind, "mutatingwebhookconfigurations", sharedSchemas.mutatingWebhookConfiguration()),
+		res(webhook.ValidatingKind, "validatingwebhookconfigurations", sharedSchemas.validatingWebhookConfiguration()),
 	}
 	out[0].Protobuf, out[1].Protobuf = protobuf.MutatingWebhookConfiguration, protobuf.ValidatingWebhookConfiguration
 	return out

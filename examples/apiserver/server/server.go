@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kapi-dev/kapi/builtin"
 	"github.com/kapi-dev/kapi/codec/protobuf"
@@ -39,18 +40,22 @@ type Options struct {
 	Builtin builtin.Options
 }
 
-// ConfigMaps is the core v1 configmaps resource.
+// ConfigMaps is the core v1 configmaps resource: a new Resource on every
+// call, with the one ConfigMap schema of the process (a registry never
+// modifies a schema, and what it compiles from it is then compiled once).
 func ConfigMaps() *registry.Resource {
 	return &registry.Resource{
 		Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap",
 		ShortNames: []string{"cm"}, Namespaced: true,
 		Protobuf: protobuf.ConfigMap,
-		Schema:   schema.ConfigMap(),
+		Schema:   configMapSchema(),
 		OpenAPI:  builtin.OpenAPI("io.k8s.api.core.v1.ConfigMap"), // kube's text for kubectl explain
 		Strategy: builtin.ConfigMapStrategy(),                     // kube's key and immutability rules
 		Columns:  builtin.ConfigMapColumns(),
 	}
 }
+
+var configMapSchema = sync.OnceValue(schema.ConfigMap)
 
 // crds holds the CustomResourceDefinition manifests the example serves.
 //
