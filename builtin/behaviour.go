@@ -74,6 +74,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.PrepareForCreate = preparePodCreate
 		s.PrepareForUpdate = preparePodUpdate
 		s.WarningsOnCreate = podWarnings
+		s.GracePeriod = podGracePeriod
 		s.ValidateCreate = validatePod
 		s.ValidateUpdate = func(ctx context.Context, o, old registry.Object) []registry.FieldError {
 			return append(validatePod(ctx, o), validatePodUpdate(ctx, o, old)...)

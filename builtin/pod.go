@@ -347,3 +347,27 @@ func requestsWithinLimits(c map[string]any, path string) []registry.FieldError {
 	}
 	return errs
 }
+
+// podGracePeriod is kube's podStrategy.CheckGracefulDelete: the period
+// asked for, else the pod's terminationGracePeriodSeconds; 0 for a pod
+// no node runs (unscheduled, Succeeded or Failed), which is removed at
+// once; a negative one is 1.
+func podGracePeriod(_ context.Context, o registry.Object, requested *int64) int64 {
+	var period int64
+	switch {
+	case requested != nil:
+		period = *requested
+	case get(o, "spec", "terminationGracePeriodSeconds") != nil:
+		period = intAt(o, "spec", "terminationGracePeriodSeconds")
+	}
+	if getString(o, "spec", "nodeName") == "" {
+		period = 0
+	}
+	if p := getString(o, "status", "phase"); p == "Failed" || p == "Succeeded" {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	return period
+}
