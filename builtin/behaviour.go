@@ -254,6 +254,7 @@ var validators = map[string]func(context.Context, registry.Object) []registry.Fi
 	"discovery.k8s.io/endpointslices":   validateEndpointSlice,
 	"/endpoints":                        validateEndpoints,
 	"/persistentvolumeclaims":           validatePVC,
+	"/limitranges":                      validateLimitRange,
 	"/resourcequotas":                   validateResourceQuota,
 	"storage.k8s.io/storageclasses":     validateStorageClass,
 	"scheduling.k8s.io/priorityclasses": validatePriorityClass,

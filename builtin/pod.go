@@ -293,6 +293,12 @@ const podUpdateForbidden = "pod updates may not change fields other than `spec.c
 // lets change.
 func validatePodUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
 	spec, oldSpec := clone(getMap(obj(o), "spec")), clone(getMap(obj(old), "spec"))
+	// kube's ValidateContainerUpdates, checked first and alone
+	for _, list := range []string{"containers", "initContainers"} {
+		if len(getList(spec, list)) != len(getList(oldSpec, list)) {
+			return []registry.FieldError{{Type: validation.TypeForbidden, Field: "spec." + list, Detail: "pod updates may not add or remove containers"}}
+		}
+	}
 	if binding, _ := ctx.Value(bindingKey{}).(bool); binding && getString(oldSpec, "nodeName") == "" {
 		delete(spec.(map[string]any), "nodeName") // pods/binding sets it once
 	}
