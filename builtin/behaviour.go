@@ -190,6 +190,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.ValidateUpdate = validatePriorityClassUpdate
 	case "storage.k8s.io/storageclasses":
 		s.ValidateUpdate = validateStorageClassUpdate
+	case "/persistentvolumeclaims":
+		s.ValidateUpdate = validatePVCUpdate
 	case "apps/controllerrevisions":
 		s.ValidateCreate = validateControllerRevision
 		s.ValidateUpdate = validateControllerRevisionUpdate

@@ -20,6 +20,7 @@ type call struct {
 // kapi giving otherwise (builtin-core.yaml), one sequence of requests each.
 func TestCoreKinds(t *testing.T) {
 	const pods = "/api/v1/namespaces/default/pods"
+	const pvcs = "/api/v1/namespaces/default/persistentvolumeclaims"
 	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"app","image":"nginx"}]}}`
 	bind := `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"node-1"}}`
 	tests := []struct {
@@ -65,6 +66,21 @@ func TestCoreKinds(t *testing.T) {
 			{"POST", "/api/v1/namespaces/default/limitranges", `{"metadata":{"name":"y"},"spec":{"limits":[{"type":"Container","min":{"memory":"2Gi"},"max":{"memory":"1Gi"}}]}}`, 422,
 				[]string{`spec.limits[0].min[memory]: Invalid value: \"2Gi\": min value 2Gi is greater than max value 1Gi`}},
 			{"POST", "/api/v1/namespaces/default/limitranges", `{"metadata":{"name":"ok"},"spec":{"limits":[{"type":"Container","max":{"cpu":"2"},"default":{"cpu":"500m"}}]}}`, 201, nil},
+		}},
+		{"service to ExternalName drops what it no longer uses", []call{
+			{"POST", "/api/v1/namespaces/default/services", `{"metadata":{"name":"s"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`, 201, []string{`"clusterIP":"10.`}},
+			{"PATCH", "/api/v1/namespaces/default/services/s", `{"spec":{"type":"ExternalName","externalName":"example.com","clusterIP":"","clusterIPs":null}}`, 200,
+				[]string{`"spec":{"externalName":"example.com","ports":[{"port":80,"protocol":"TCP","targetPort":80}],"selector":{"app":"web"},"sessionAffinity":"None","type":"ExternalName"}`}},
+		}},
+		{"a claim's spec is immutable but a bound claim's size", []call{
+			{"POST", pvcs, `{"metadata":{"name":"x"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`, 201, nil},
+			{"PATCH", pvcs + "/x", `{"spec":{"accessModes":["ReadWriteMany"]}}`, 422,
+				[]string{`"message":"PersistentVolumeClaim \"x\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n`}},
+			{"PATCH", pvcs + "/x", `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`, 422, []string{`"field":"spec"`}},
+			{"PATCH", pvcs + "/x", `{"spec":{"volumeName":"pv-1","storageClassName":"fast"}}`, 200, []string{`"volumeName":"pv-1"`}},
+			{"PATCH", pvcs + "/x/status", `{"status":{"phase":"Bound"}}`, 200, nil},
+			{"PATCH", pvcs + "/x", `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`, 200, []string{`"storage":"2Gi"`}},
+			{"PATCH", pvcs + "/x", `{"spec":{"volumeName":"pv-2"}}`, 422, []string{`"field":"spec"`}},
 		}},
 		{"an unscheduled pod goes at once", []call{
 			{"POST", pods, pod, 201, nil},

@@ -364,3 +364,56 @@ func validateLimitRange(_ context.Context, o registry.Object) fieldErrors {
 	}
 	return errs
 }
+
+// pvcImmutable is kube's message for a claim update that changes its
+// spec beyond what may change; kube follows it with a diff of its
+// internal PersistentVolumeClaimSpec (pvcSpecDiff).
+const pvcImmutable = "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"
+
+// pvcSpecDiff is the text kube appends to pvcImmutable: a diff of the
+// old and new internal PersistentVolumeClaimSpec Go structs. Empty until
+// kapi renders kube's Go structs (the gostruct helper's work).
+var pvcSpecDiff = func(oldSpec, newSpec map[string]any) string { return "" }
+
+// validatePVCUpdate is kube's ValidatePersistentVolumeClaimUpdate beyond
+// the create checks: the spec may change only in volumeName (once), a
+// storageClassName set where there was none, and, for a bound claim,
+// resources.requests.storage and volumeAttributesClassName.
+func validatePVCUpdate(ctx context.Context, o, old registry.Object) fieldErrors {
+	errs := validatePVC(ctx, o)
+	spec, _ := clone(getMap(obj(o), "spec")).(map[string]any)
+	oldSpec, _ := clone(getMap(obj(old), "spec")).(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	if oldSpec == nil {
+		oldSpec = map[string]any{}
+	}
+	if getString(oldSpec, "volumeName") == "" {
+		copyField(oldSpec, spec, "volumeName")
+	}
+	beta := getString(obj(old), "metadata", "annotations", "volume.beta.kubernetes.io/storage-class")
+	if oldSpec["storageClassName"] == nil && beta == "" && spec["storageClassName"] != nil {
+		delete(spec, "storageClassName") // set where there was none (retroactive default class)
+	}
+	if getString(obj(o), "status", "phase") == "Bound" {
+		if req := getMap(spec, "resources", "requests"); req != nil {
+			copyField(req, getMap(oldSpec, "resources", "requests"), "storage")
+		}
+		copyField(spec, oldSpec, "volumeAttributesClassName")
+	}
+	if !equal(spec, oldSpec) {
+		errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: "spec",
+			Detail: pvcImmutable + pvcSpecDiff(getMap(obj(old), "spec"), getMap(obj(o), "spec"))})
+	}
+	return errs
+}
+
+// copyField sets dst[k] to src[k], or removes it when src has none.
+func copyField(dst, src map[string]any, k string) {
+	if v, ok := src[k]; ok {
+		dst[k] = clone(v)
+	} else {
+		delete(dst, k)
+	}
+}
