@@ -275,6 +275,8 @@ func (r *Registry) prepare(res *Resource) error {
 	res.merge = mergeSchema(res.Schema)
 	if res.converts() {
 		res.convertID = convertIDs.Add(1)
+		group, plural := res.Group, res.Plural
+		res.version = func(v string) *Resource { return r.resource(group, v, plural) }
 	}
 	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields(),
 		// A built-in kind's creates start from its Go type's zero value.
