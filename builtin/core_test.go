@@ -14,6 +14,7 @@ type call struct {
 	method, path, body string
 	code               int
 	want               []string // substrings of the answer's body
+	absent             []string // substrings it must not have
 }
 
 // TestCoreKinds checks kube's answers the differential corpus found
@@ -28,64 +29,65 @@ func TestCoreKinds(t *testing.T) {
 		calls []call
 	}{
 		{"binding twice names the binding", []call{
-			{"POST", pods, pod, 201, nil},
-			{"POST", pods + "/p/binding", bind, 201, nil},
-			{"POST", pods + "/p/binding", bind, 409, []string{`"details":{"name":"p","kind":"pods/binding"}`}},
+			{"POST", pods, pod, 201, nil, nil},
+			{"POST", pods + "/p/binding", bind, 201, nil, nil},
+			{"POST", pods + "/p/binding", bind, 409, []string{`"details":{"name":"p","kind":"pods/binding"}`}, nil},
+			{"GET", pods + "/p", "", 200, []string{`"generation":1,`, `"nodeName":"node-1"`, `"type":"PodScheduled"`}, []string{`"f:nodeName"`, `"subresource":"status"`}},
 		}},
 		{"a scheduled pod stays being deleted", []call{
-			{"POST", pods, pod, 201, nil},
-			{"POST", pods + "/p/binding", bind, 201, nil},
-			{"DELETE", pods + "/p", "", 200, []string{`"deletionGracePeriodSeconds":30`}},
-			{"GET", pods + "/p", "", 200, []string{`"deletionGracePeriodSeconds":30`}},
-			{"DELETE", pods + "/p?gracePeriodSeconds=0", "", 200, []string{`"deletionGracePeriodSeconds":0`}},
-			{"GET", pods + "/p", "", 404, nil},
+			{"POST", pods, pod, 201, nil, nil},
+			{"POST", pods + "/p/binding", bind, 201, nil, nil},
+			{"DELETE", pods + "/p", "", 200, []string{`"deletionGracePeriodSeconds":30`}, nil},
+			{"GET", pods + "/p", "", 200, []string{`"deletionGracePeriodSeconds":30`, `"generation":2`}, nil},
+			{"DELETE", pods + "/p?gracePeriodSeconds=0", "", 200, []string{`"deletionGracePeriodSeconds":0`}, nil},
+			{"GET", pods + "/p", "", 404, nil, nil},
 		}},
 		{"an update may not add a container", []call{
-			{"POST", pods, pod, 201, nil},
+			{"POST", pods, pod, 201, nil, nil},
 			{"PATCH", pods + "/p", `{"spec":{"containers":[{"name":"two","image":"busybox"}]}}`, 422,
-				[]string{`"message":"Pod \"p\" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers"`}},
+				[]string{`"message":"Pod \"p\" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers"`}, nil},
 		}},
 		{"an update may not change restartPolicy", []call{
-			{"POST", pods, pod, 201, nil},
-			{"PATCH", pods + "/p", `{"spec":{"restartPolicy":"Never"}}`, 422, []string{`"field":"spec"`, `pod updates may not change fields other than`}},
+			{"POST", pods, pod, 201, nil, nil},
+			{"PATCH", pods + "/p", `{"spec":{"restartPolicy":"Never"}}`, 422, []string{`"field":"spec"`, `pod updates may not change fields other than`}, nil},
 		}},
 		{"endpoints with an address that is not an IP", []call{
 			{"POST", "/api/v1/namespaces/default/endpoints", `{"metadata":{"name":"x"},"subsets":[{"addresses":[{"ip":"nope"}]}]}`, 422,
 				[]string{`subsets[0].addresses[0].ip: Invalid value: \"nope\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
-					`"message":"Invalid value: \"nope\": must be a valid IP address","field":"subsets[0].addresses[0].ip"`}},
+					`"message":"Invalid value: \"nope\": must be a valid IP address","field":"subsets[0].addresses[0].ip"`}, nil},
 			{"POST", "/api/v1/namespaces/default/endpoints", `{"metadata":{"name":"y"},"subsets":[{"addresses":[{"ip":"127.0.0.1"}]}]}`, 422,
-				[]string{`may not be in the loopback range (127.0.0.0/8, ::1/128)`}},
+				[]string{`may not be in the loopback range (127.0.0.0/8, ::1/128)`}, nil},
 			{"POST", "/api/v1/namespaces/default/endpoints", `{"metadata":{"name":"z"},"subsets":[{"ports":[{"port":80}]}]}`, 422,
-				[]string{"subsets[0]: Required value: must specify `addresses` or `notReadyAddresses`"}},
-			{"POST", "/api/v1/namespaces/default/endpoints", `{"metadata":{"name":"ok"},"subsets":[{"addresses":[{"ip":"10.1.2.3"}]}]}`, 201, nil},
+				[]string{"subsets[0]: Required value: must specify `addresses` or `notReadyAddresses`"}, nil},
+			{"POST", "/api/v1/namespaces/default/endpoints", `{"metadata":{"name":"ok"},"subsets":[{"addresses":[{"ip":"10.1.2.3"}]}]}`, 201, nil, nil},
 		}},
 		{"limitrange default above max", []call{
 			{"POST", "/api/v1/namespaces/default/limitranges", `{"metadata":{"name":"x"},"spec":{"limits":[{"type":"Container","max":{"cpu":"1"},"default":{"cpu":"2"}}]}}`, 422,
 				[]string{`spec.limits[0].defaultRequest[cpu]: Invalid value: \"2\": default request value 2 is greater than max value 1`,
-					`spec.limits[0].default[cpu]: Invalid value: \"1\": default value 2 is greater than max value 1`}},
+					`spec.limits[0].default[cpu]: Invalid value: \"1\": default value 2 is greater than max value 1`}, nil},
 			{"POST", "/api/v1/namespaces/default/limitranges", `{"metadata":{"name":"y"},"spec":{"limits":[{"type":"Container","min":{"memory":"2Gi"},"max":{"memory":"1Gi"}}]}}`, 422,
-				[]string{`spec.limits[0].min[memory]: Invalid value: \"2Gi\": min value 2Gi is greater than max value 1Gi`}},
-			{"POST", "/api/v1/namespaces/default/limitranges", `{"metadata":{"name":"ok"},"spec":{"limits":[{"type":"Container","max":{"cpu":"2"},"default":{"cpu":"500m"}}]}}`, 201, nil},
+				[]string{`spec.limits[0].min[memory]: Invalid value: \"2Gi\": min value 2Gi is greater than max value 1Gi`}, nil},
+			{"POST", "/api/v1/namespaces/default/limitranges", `{"metadata":{"name":"ok"},"spec":{"limits":[{"type":"Container","max":{"cpu":"2"},"default":{"cpu":"500m"}}]}}`, 201, nil, nil},
 		}},
 		{"service to ExternalName drops what it no longer uses", []call{
-			{"POST", "/api/v1/namespaces/default/services", `{"metadata":{"name":"s"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`, 201, []string{`"clusterIP":"10.`}},
+			{"POST", "/api/v1/namespaces/default/services", `{"metadata":{"name":"s"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`, 201, []string{`"clusterIP":"10.`}, nil},
 			{"PATCH", "/api/v1/namespaces/default/services/s", `{"spec":{"type":"ExternalName","externalName":"example.com","clusterIP":"","clusterIPs":null}}`, 200,
-				[]string{`"spec":{"externalName":"example.com","ports":[{"port":80,"protocol":"TCP","targetPort":80}],"selector":{"app":"web"},"sessionAffinity":"None","type":"ExternalName"}`}},
+				[]string{`"spec":{"externalName":"example.com","ports":[{"port":80,"protocol":"TCP","targetPort":80}],"selector":{"app":"web"},"sessionAffinity":"None","type":"ExternalName"}`}, nil},
 		}},
 		{"a claim's spec is immutable but a bound claim's size", []call{
-			{"POST", pvcs, `{"metadata":{"name":"x"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`, 201, nil},
+			{"POST", pvcs, `{"metadata":{"name":"x"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`, 201, nil, nil},
 			{"PATCH", pvcs + "/x", `{"spec":{"accessModes":["ReadWriteMany"]}}`, 422,
-				[]string{`"message":"PersistentVolumeClaim \"x\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n`}},
-			{"PATCH", pvcs + "/x", `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`, 422, []string{`"field":"spec"`}},
-			{"PATCH", pvcs + "/x", `{"spec":{"volumeName":"pv-1","storageClassName":"fast"}}`, 200, []string{`"volumeName":"pv-1"`}},
-			{"PATCH", pvcs + "/x/status", `{"status":{"phase":"Bound"}}`, 200, nil},
-			{"PATCH", pvcs + "/x", `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`, 200, []string{`"storage":"2Gi"`}},
-			{"PATCH", pvcs + "/x", `{"spec":{"volumeName":"pv-2"}}`, 422, []string{`"field":"spec"`}},
+				[]string{`"message":"PersistentVolumeClaim \"x\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n`}, nil},
+			{"PATCH", pvcs + "/x", `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`, 422, []string{`"field":"spec"`}, nil},
+			{"PATCH", pvcs + "/x", `{"spec":{"volumeName":"pv-1","storageClassName":"fast"}}`, 200, []string{`"volumeName":"pv-1"`}, nil},
+			{"PATCH", pvcs + "/x/status", `{"status":{"phase":"Bound"}}`, 200, nil, nil},
+			{"PATCH", pvcs + "/x", `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`, 200, []string{`"storage":"2Gi"`}, nil},
+			{"PATCH", pvcs + "/x", `{"spec":{"volumeName":"pv-2"}}`, 422, []string{`"field":"spec"`}, nil},
 		}},
 		{"an unscheduled pod goes at once", []call{
-			{"POST", pods, pod, 201, nil},
-			{"DELETE", pods + "/p", "", 200, []string{`"deletionGracePeriodSeconds":0`, `"generation":2`}},
-			{"GET", pods + "/p", "", 404, nil},
+			{"POST", pods, pod, 201, nil, nil},
+			{"DELETE", pods + "/p", "", 200, []string{`"deletionGracePeriodSeconds":0`, `"generation":2`}, nil},
+			{"GET", pods + "/p", "", 404, nil, nil},
 		}},
 	}
 	for _, tt := range tests {
@@ -108,6 +110,11 @@ func TestCoreKinds(t *testing.T) {
 				for _, s := range c.want {
 					if !strings.Contains(w.Body.String(), s) {
 						t.Fatalf("call %d, %s %s: answer %s; want it to contain %s", i, c.method, c.path, w.Body, s)
+					}
+				}
+				for _, s := range c.absent {
+					if strings.Contains(w.Body.String(), s) {
+						t.Fatalf("call %d, %s %s: answer %s; want no %s in it", i, c.method, c.path, w.Body, s)
 					}
 				}
 			}

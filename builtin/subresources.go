@@ -76,6 +76,9 @@ func (b *behaviours) bind(ctx context.Context, req registry.SubresourceRequest) 
 	}
 	pod := map[string]any(req.Object)
 	ensureMap(pod, "spec")["nodeName"] = node
+	// kube's assignPod writes storage directly: no managedFields entry,
+	// no generation bump
+	ctx = registry.DirectWrite(ctx)
 	bound, err := pods.Update(context.WithValue(ctx, bindingKey{}, true), req.Namespace, &pod)
 	if err != nil {
 		return nil, err

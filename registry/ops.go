@@ -432,7 +432,7 @@ func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o 
 			if o.dryRun {
 				return emptied, nil
 			}
-			gone, err := r.storeFor(res).Delete(ctx, key, storage.DeleteOptions{Preconditions: storage.Preconditions{UID: emptied.UID, Revision: emptied.Revision}})
+			_, err := r.storeFor(res).Delete(ctx, key, storage.DeleteOptions{Preconditions: storage.Preconditions{UID: emptied.UID, Revision: emptied.Revision}})
 			if storage.IsConflict(err) {
 				continue // changed meanwhile: compute the write again
 			}
@@ -440,8 +440,7 @@ func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o 
 				return out, toStatus(err, res, name)
 			}
 			r.objectGone(ctx, res, ns)
-			emptied.Revision = gone.Revision // the delete's, as kube answers
-			return emptied, nil
+			return emptied, nil // kube answers the update's object, at the revision it was read at
 		case errors.Is(err, errUnchanged):
 			return out, err
 		case err != nil:
