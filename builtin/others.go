@@ -371,8 +371,10 @@ func validateLimitRange(_ context.Context, o registry.Object) fieldErrors {
 const pvcImmutable = "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"
 
 // pvcSpecDiff is the text kube appends to pvcImmutable: a diff of the
-// old and new internal PersistentVolumeClaimSpec Go structs. Empty until
-// kapi renders kube's Go structs (the gostruct helper's work).
+// old and new internal PersistentVolumeClaimSpec Go structs, given as
+// validatePVCUpdate compares them (the fields that may change already
+// reconciled, as kube's clones). Empty until kapi renders kube's Go
+// structs (the gostruct helper's work).
 var pvcSpecDiff = func(oldSpec, newSpec map[string]any) string { return "" }
 
 // validatePVCUpdate is kube's ValidatePersistentVolumeClaimUpdate beyond
@@ -404,7 +406,7 @@ func validatePVCUpdate(ctx context.Context, o, old registry.Object) fieldErrors 
 	}
 	if !equal(spec, oldSpec) {
 		errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: "spec",
-			Detail: pvcImmutable + pvcSpecDiff(getMap(obj(old), "spec"), getMap(obj(o), "spec"))})
+			Detail: pvcImmutable + pvcSpecDiff(oldSpec, spec)})
 	}
 	return errs
 }
