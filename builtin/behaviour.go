@@ -73,6 +73,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.PrepareForCreate = preparePodCreate
 		s.PrepareForUpdate = preparePodUpdate
 		s.WarningsOnCreate = podWarnings
+		s.GracePeriod = podGracePeriod
 		s.ValidateCreate = validatePod
 		s.ValidateUpdate = func(ctx context.Context, o, old registry.Object) []registry.FieldError {
 			return append(validatePod(ctx, o), validatePodUpdate(ctx, o, old)...)
@@ -188,6 +189,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.ValidateUpdate = validatePriorityClassUpdate
 	case "storage.k8s.io/storageclasses":
 		s.ValidateUpdate = validateStorageClassUpdate
+	case "/persistentvolumeclaims":
+		s.ValidateUpdate = validatePVCUpdate
 	case "apps/controllerrevisions":
 		s.ValidateCreate = validateControllerRevision
 		s.ValidateUpdate = validateControllerRevisionUpdate
@@ -252,6 +255,7 @@ var validators = map[string]func(context.Context, registry.Object) []registry.Fi
 	"discovery.k8s.io/endpointslices":   validateEndpointSlice,
 	"/endpoints":                        validateEndpoints,
 	"/persistentvolumeclaims":           validatePVC,
+	"/limitranges":                      validateLimitRange,
 	"/resourcequotas":                   validateResourceQuota,
 	"storage.k8s.io/storageclasses":     validateStorageClass,
 	"scheduling.k8s.io/priorityclasses": validatePriorityClass,

@@ -67,7 +67,11 @@
 // "500m"; quantity.go), the immutable fields (Pod spec but images, workload
 // selectors, Job selector and template, StatefulSet serviceName and
 // claims, Service clusterIP, immutable Secrets), metadata.generation for
-// the kinds kube keeps it, status written only through /status. The
+// the kinds kube keeps it, status written only through /status, a pod's
+// graceful deletion (one bound to a node stays, with deletionTimestamp
+// and its grace period, until a delete with gracePeriodSeconds=0, the
+// kubelet's; an unscheduled or finished one goes at once), pods/binding
+// as kube's direct storage write (registry.DirectWrite). The
 // conformance module compares the stored objects and 422 causes with the
 // real kube-apiserver's on a corpus of objects; README lists what is not
 // modelled.

@@ -154,8 +154,16 @@ func podSpecUpdateDiff(oldSpec, newSpec map[string]any) string {
 // or from the beta annotation, and for a bound claim its storage request
 // and volumeAttributesClassName.
 func pvcSpecUpdateDiff(old, new map[string]any) string {
-	oldSpec, _ := clone(getMap(old, "spec")).(map[string]any)
-	newSpec, _ := clone(getMap(new, "spec")).(map[string]any)
+	oldSpec, newSpec := pvcSpecsReconciled(old, new)
+	return goDiff("core.PersistentVolumeClaimSpec", oldSpec, newSpec)
+}
+
+// pvcSpecsReconciled are the specs kube's ValidatePersistentVolumeClaimUpdate
+// compares: copies of the old and new claims' specs, with what an update
+// may change put back into the new one.
+func pvcSpecsReconciled(old, new map[string]any) (oldSpec, newSpec map[string]any) {
+	oldSpec, _ = clone(getMap(old, "spec")).(map[string]any)
+	newSpec, _ = clone(getMap(new, "spec")).(map[string]any)
 	if oldSpec == nil {
 		oldSpec = map[string]any{}
 	}
@@ -182,7 +190,7 @@ func pvcSpecUpdateDiff(old, new map[string]any) string {
 		}
 		setOrDelete(newSpec, "volumeAttributesClassName", oldSpec["volumeAttributesClassName"])
 	}
-	return goDiff("core.PersistentVolumeClaimSpec", oldSpec, newSpec)
+	return oldSpec, newSpec
 }
 
 func setOrDelete(m map[string]any, k string, v any) {

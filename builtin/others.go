@@ -3,6 +3,9 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"net/netip"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -213,3 +216,171 @@ func prepareLease(_ context.Context, o registry.Object) error {
 	delete(spec, "preferredHolder")
 	return nil
 }
+
+// validateEndpoints is kube's validateEndpointSubsets: each subset has
+// addresses, each address an IP (the legacy parse, then
+// ValidateEndpointIP's ranges), each port a number in range.
+func validateEndpoints(_ context.Context, o registry.Object) fieldErrors {
+	var errs fieldErrors
+	for i, s := range maps(obj(o), "subsets") {
+		path := fmt.Sprintf("subsets[%d]", i)
+		if len(getList(s, "addresses")) == 0 && len(getList(s, "notReadyAddresses")) == 0 {
+			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: path, Detail: "must specify `addresses` or `notReadyAddresses`"})
+		}
+		for _, list := range []string{"addresses", "notReadyAddresses"} {
+			for j, a := range maps(s, list) {
+				errs = append(errs, endpointIP(getString(a, "ip"), fmt.Sprintf("%s.%s[%d].ip", path, list, j))...)
+			}
+		}
+		for j, p := range maps(s, "ports") {
+			if n := intAt(p, "port"); n < 1 || n > 65535 {
+				errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: fmt.Sprintf("%s.ports[%d].port", path, j), Value: get(p, "port"), Detail: portRange})
+			}
+		}
+	}
+	return errs
+}
+
+// endpointIP is kube's IsValidIPForLegacyField (strict, as the
+// StrictIPCIDRValidation gate of 1.37 has it) then ValidateEndpointIP.
+func endpointIP(s, field string) fieldErrors {
+	invalid := func(detail string) registry.FieldError {
+		return registry.FieldError{Type: validation.TypeInvalid, Field: field, Value: s, Detail: detail}
+	}
+	ip, err := netip.ParseAddr(s)
+	if err != nil {
+		if sloppyIPv4(s) {
+			return fieldErrors{invalid("must not have leading 0s")}
+		}
+		return fieldErrors{invalid(invalidIP), invalid("must be a valid IP address")}
+	}
+	var errs fieldErrors
+	if ip.Is4In6() {
+		errs = append(errs, invalid("must not be an IPv4-mapped IPv6 address"))
+		ip = ip.Unmap()
+	}
+	if ip.IsUnspecified() {
+		errs = append(errs, invalid(fmt.Sprintf("may not be unspecified (%v)", s)))
+	}
+	if ip.IsLoopback() {
+		errs = append(errs, invalid("may not be in the loopback range (127.0.0.0/8, ::1/128)"))
+	}
+	if ip.IsLinkLocalUnicast() {
+		errs = append(errs, invalid("may not be in the link-local range (169.254.0.0/16, fe80::/10)"))
+	}
+	if ip.IsLinkLocalMulticast() {
+		errs = append(errs, invalid("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"))
+	}
+	return errs
+}
+
+// sloppyIPv4 reports an IPv4 address with leading zeros in an octet
+// ("010.1.2.3"), which kube's legacy parse reads and its strict one
+// refuses.
+func sloppyIPv4(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for i, p := range parts {
+		t := strings.TrimLeft(p, "0")
+		if t == "" {
+			t = "0"
+		}
+		parts[i] = t
+	}
+	_, err := netip.ParseAddr(strings.Join(parts, "."))
+	return err == nil
+}
+
+// validateLimitRange is the part of kube's ValidateLimitRange that
+// compares an item's quantities, per resource (in name order): min ≤
+// defaultRequest ≤ default ≤ max, min ≤ max, maxLimitRequestRatio ≥ 1.
+// The value an error shows is the quantity kube names (for "default
+// above max", max's).
+func validateLimitRange(_ context.Context, o registry.Object) fieldErrors {
+	var errs fieldErrors
+	for i, item := range maps(obj(o), "spec", "limits") {
+		path := fmt.Sprintf("spec.limits[%d]", i)
+		kinds := []string{"min", "max", "default", "defaultRequest", "maxLimitRequestRatio"}
+		q := map[string]map[string]string{}
+		var names []string
+		for _, k := range kinds {
+			q[k] = map[string]string{}
+			for name, v := range getMap(item, k) {
+				s, ok := v.(string)
+				if c, canon := canonicalQuantity(fmt.Sprint(v)); canon {
+					s, ok = c, true
+				}
+				if !ok {
+					continue
+				}
+				q[k][name] = s
+				if !slices.Contains(names, name) {
+					names = append(names, name)
+				}
+			}
+		}
+		sort.Strings(names)
+		cmp := func(a, b string) int {
+			x, _ := quantityValue(a)
+			y, _ := quantityValue(b)
+			if x == nil || y == nil {
+				return 0
+			}
+			return x.Cmp(y)
+		}
+		for _, name := range names {
+			min, hasMin := q["min"][name]
+			max, hasMax := q["max"][name]
+			dflt, hasDefault := q["default"][name]
+			req, hasReq := q["defaultRequest"][name]
+			ratio, hasRatio := q["maxLimitRequestRatio"][name]
+			add := func(k, value, detail string) {
+				errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: path + "." + k + "[" + name + "]", Value: value, Detail: detail})
+			}
+			if hasMin && hasMax && cmp(min, max) > 0 {
+				add("min", min, fmt.Sprintf("min value %s is greater than max value %s", min, max))
+			}
+			if hasReq && hasMin && cmp(min, req) > 0 {
+				add("defaultRequest", req, fmt.Sprintf("min value %s is greater than default request value %s", min, req))
+			}
+			if hasReq && hasMax && cmp(req, max) > 0 {
+				add("defaultRequest", req, fmt.Sprintf("default request value %s is greater than max value %s", req, max))
+			}
+			if hasReq && hasDefault && cmp(req, dflt) > 0 {
+				add("defaultRequest", req, fmt.Sprintf("default request value %s is greater than default limit value %s", req, dflt))
+			}
+			if hasDefault && hasMin && cmp(min, dflt) > 0 {
+				add("default", min, fmt.Sprintf("min value %s is greater than default value %s", min, dflt))
+			}
+			if hasDefault && hasMax && cmp(dflt, max) > 0 {
+				add("default", max, fmt.Sprintf("default value %s is greater than max value %s", dflt, max))
+			}
+			if hasRatio && cmp(ratio, "1") < 0 {
+				add("maxLimitRequestRatio", ratio, fmt.Sprintf("ratio %s is less than 1", ratio))
+			}
+		}
+	}
+	return errs
+}
+
+// pvcImmutable is kube's message for a claim update that changes its
+// spec beyond what may change; kube follows it with a diff of its
+// internal PersistentVolumeClaimSpec (pvcSpecUpdateDiff).
+const pvcImmutable = "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"
+
+// validatePVCUpdate is kube's ValidatePersistentVolumeClaimUpdate beyond
+// the create checks: the spec may change only in volumeName (once), a
+// storageClassName set where there was none, and, for a bound claim,
+// resources.requests.storage and volumeAttributesClassName
+// (pvcSpecsReconciled).
+func validatePVCUpdate(ctx context.Context, o, old registry.Object) fieldErrors {
+	errs := validatePVC(ctx, o)
+	if oldSpec, spec := pvcSpecsReconciled(obj(old), obj(o)); !equal(spec, oldSpec) {
+		errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: "spec",
+			Detail: pvcImmutable + goDiff("core.PersistentVolumeClaimSpec", oldSpec, spec)})
+	}
+	return errs
+}
+

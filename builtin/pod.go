@@ -293,6 +293,12 @@ const podUpdateForbidden = "pod updates may not change fields other than `spec.c
 // lets change.
 func validatePodUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
 	spec, oldSpec := clone(getMap(obj(o), "spec")), clone(getMap(obj(old), "spec"))
+	// kube's ValidateContainerUpdates, checked first and alone
+	for _, list := range []string{"containers", "initContainers"} {
+		if len(getList(spec, list)) != len(getList(oldSpec, list)) {
+			return []registry.FieldError{{Type: validation.TypeForbidden, Field: "spec." + list, Detail: "pod updates may not add or remove containers"}}
+		}
+	}
 	if binding, _ := ctx.Value(bindingKey{}).(bool); binding && getString(oldSpec, "nodeName") == "" {
 		delete(spec.(map[string]any), "nodeName") // pods/binding sets it once
 	}
@@ -346,4 +352,28 @@ func requestsWithinLimits(c map[string]any, path string) []registry.FieldError {
 		}
 	}
 	return errs
+}
+
+// podGracePeriod is kube's podStrategy.CheckGracefulDelete: the period
+// asked for, else the pod's terminationGracePeriodSeconds; 0 for a pod
+// no node runs (unscheduled, Succeeded or Failed), which is removed at
+// once; a negative one is 1.
+func podGracePeriod(_ context.Context, o registry.Object, requested *int64) int64 {
+	var period int64
+	switch {
+	case requested != nil:
+		period = *requested
+	case get(o, "spec", "terminationGracePeriodSeconds") != nil:
+		period = intAt(o, "spec", "terminationGracePeriodSeconds")
+	}
+	if getString(o, "spec", "nodeName") == "" {
+		period = 0
+	}
+	if p := getString(o, "status", "phase"); p == "Failed" || p == "Succeeded" {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	return period
 }

@@ -139,6 +139,13 @@ func (s *services) offset(ip string) (uint32, bool) {
 
 func defaultService(_ context.Context, o registry.Object) error {
 	spec := ensureMap(obj(o), "spec")
+	// Go's omitempty, as kube decodes them: "" and [] are unset.
+	if spec["clusterIP"] == "" {
+		delete(spec, "clusterIP")
+	}
+	if l, ok := spec["clusterIPs"].([]any); ok && len(l) == 0 {
+		delete(spec, "clusterIPs")
+	}
 	def(spec, "type", "ClusterIP")
 	def(spec, "sessionAffinity", "None")
 	if spec["sessionAffinity"] == "ClientIP" {
@@ -213,7 +220,14 @@ func (s *services) prepareCreate(_ context.Context, o registry.Object) error {
 // (a port keeps the nodePort it had).
 func (s *services) prepareUpdate(_ context.Context, o, old registry.Object) error {
 	spec, oldSpec := ensureMap(obj(o), "spec"), getMap(obj(old), "spec")
+	dropTypeDependentFields(spec, oldSpec)
+	if spec["type"] != "LoadBalancer" {
+		ensureMap(obj(o), "status")["loadBalancer"] = map[string]any{}
+	}
 	if spec["type"] == "ExternalName" {
+		// kube's defaultOnReadInternalTrafficPolicy: an ExternalName
+		// service shows none (its managedFields may still name it).
+		delete(spec, "internalTrafficPolicy")
 		return nil
 	}
 	for _, f := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} {
@@ -253,6 +267,64 @@ func (s *services) prepareUpdate(_ context.Context, o, old registry.Object) erro
 		p["nodePort"] = num(int64(port))
 	}
 	return nil
+}
+
+// dropTypeDependentFields is kube's: a service whose new type no longer
+// uses an allocated or defaulted field loses it when the update left it
+// as it was (a changed one is the user's, for validation to judge).
+//
+//	ClusterIP {clusterIP: 10.0.0.5, ipFamilies: [IPv4]} PATCH {type: ExternalName}
+//	  → ExternalName {} (clusterIP, clusterIPs, ipFamilies, ipFamilyPolicy dropped)
+func dropTypeDependentFields(spec, oldSpec map[string]any) {
+	t, oldT := getString(spec, "type"), getString(oldSpec, "type")
+	same := func(f string) bool { return equal(spec[f], oldSpec[f]) }
+	if oldT != "ExternalName" && t == "ExternalName" {
+		if same("clusterIP") && same("clusterIPs") {
+			delete(spec, "clusterIP")
+			delete(spec, "clusterIPs")
+		}
+		for _, f := range []string{"ipFamilies", "ipFamilyPolicy"} {
+			if same(f) {
+				delete(spec, f)
+			}
+		}
+	}
+	nodePorts := func(t string) bool { return t == "NodePort" || t == "LoadBalancer" }
+	if nodePorts(oldT) && !nodePorts(t) && sameNodePorts(spec, oldSpec) {
+		for _, p := range maps(spec, "ports") {
+			delete(p, "nodePort")
+		}
+	}
+	if oldT == "LoadBalancer" && t != "LoadBalancer" {
+		if spec["allocateLoadBalancerNodePorts"] != nil && same("allocateLoadBalancerNodePorts") {
+			delete(spec, "allocateLoadBalancerNodePorts")
+		}
+		if same("loadBalancerClass") {
+			delete(spec, "loadBalancerClass")
+		}
+	}
+	external := func(s map[string]any) bool {
+		t := getString(s, "type")
+		return t == "LoadBalancer" || t == "NodePort" || (t == "ClusterIP" && len(getList(s, "externalIPs")) > 0)
+	}
+	if external(oldSpec) && !external(spec) && same("externalTrafficPolicy") {
+		delete(spec, "externalTrafficPolicy")
+	}
+}
+
+// sameNodePorts reports whether two specs' ports have the same set of
+// nodePorts.
+func sameNodePorts(spec, oldSpec map[string]any) bool {
+	set := func(s map[string]any) map[string]bool {
+		m := map[string]bool{}
+		for _, p := range maps(s, "ports") {
+			if n := p["nodePort"]; n != nil {
+				m[fmt.Sprint(n)] = true
+			}
+		}
+		return m
+	}
+	return equal(set(spec), set(oldSpec))
 }
 
 func (s *services) validateUpdate(_ context.Context, o, old registry.Object) []registry.FieldError {

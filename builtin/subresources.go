@@ -66,7 +66,9 @@ func (b *behaviours) bind(ctx context.Context, req registry.SubresourceRequest) 
 		return nil, invalidError("Binding", req.Name, registry.FieldError{Type: validation.TypeRequired, Field: "target.name"})
 	}
 	if cur := getString(req.Object, "spec", "nodeName"); cur != "" {
-		return nil, statusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \""+req.Name+"\": pod "+req.Name+" is already assigned to node \""+cur+"\"")
+		se := statusError(409, "Conflict", "Operation cannot be fulfilled on pods/binding \""+req.Name+"\": pod "+req.Name+" is already assigned to node \""+cur+"\"")
+		se.Status.Details = &registry.StatusDetails{Name: req.Name, Kind: "pods/binding"} // kube's NewConflict
+		return nil, se
 	}
 	pods, err := b.client("v1", "pods")
 	if err != nil {
@@ -74,6 +76,9 @@ func (b *behaviours) bind(ctx context.Context, req registry.SubresourceRequest) 
 	}
 	pod := map[string]any(req.Object)
 	ensureMap(pod, "spec")["nodeName"] = node
+	// kube's assignPod writes storage directly: no managedFields entry,
+	// no generation bump
+	ctx = registry.DirectWrite(ctx)
 	bound, err := pods.Update(context.WithValue(ctx, bindingKey{}, true), req.Namespace, &pod)
 	if err != nil {
 		return nil, err

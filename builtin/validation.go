@@ -304,18 +304,6 @@ func validateEndpointSlice(_ context.Context, o registry.Object) fieldErrors {
 	return errs
 }
 
-func validateEndpoints(_ context.Context, o registry.Object) fieldErrors {
-	var errs fieldErrors
-	for i, s := range maps(obj(o), "subsets") {
-		for j, p := range maps(s, "ports") {
-			if n := intAt(p, "port"); n < 1 || n > 65535 {
-				errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: fmt.Sprintf("subsets[%d].ports[%d].port", i, j), Value: get(p, "port"), Detail: portRange})
-			}
-		}
-	}
-	return errs
-}
-
 func validatePVC(_ context.Context, o registry.Object) fieldErrors {
 	spec := getMap(obj(o), "spec")
 	var errs fieldErrors

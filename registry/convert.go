@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"sync/atomic"
 
 	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
@@ -129,6 +130,7 @@ func (res *Resource) convertStored(ctx context.Context, objs []storage.Object) e
 		if err != nil {
 			continue // reads report it
 		}
+		res.defaultAtStoredVersion(obj)
 		todo, in = append(todo, i), append(in, obj)
 	}
 	if len(todo) == 0 {
@@ -141,16 +143,39 @@ func (res *Resource) convertStored(ctx context.Context, objs []storage.Object) e
 	for j, i := range todo {
 		o := objs[i]
 		delete(out[j].Meta(), "resourceVersion")
+		if res.Custom && res.Schema != nil {
+			res.Schema.Prune(map[string]any(out[j])) // kube's schemaCoercingConverter
+		}
 		b, err := jsonobj.Encode(out[j])
 		if err != nil {
 			return errInternal(err)
 		}
 		converted := o
 		converted.Value, converted.Memo = b, new(storage.Memo)
+		// defaulted at its stored version already: withDefaults keeps it
+		_, _ = converted.Memo.Do(storage.MemoKey{What: uint64(defaultsMemo)}, func() (any, error) { return b, nil })
 		v, _ := o.Memo.Do(res.convertKey(o.Revision), func() (any, error) { return converted, nil })
 		objs[i] = v.(storage.Object)
 	}
 	return nil
+}
+
+// defaultAtStoredVersion applies to obj, a stored object, the defaults of
+// the schema of the version it is stored at, as kube's storage decoder
+// does before converting it; the version read then prunes what its
+// schema does not know and defaults nothing:
+//
+//	v1: {size: {default: 1}}; v2 (storage): preserve-unknown-fields
+//	stored at v2 {spec: {anything: 1}}, read at v1  →  {spec: {}}
+func (res *Resource) defaultAtStoredVersion(obj Object) {
+	if res.version == nil {
+		return
+	}
+	av, _ := obj["apiVersion"].(string)
+	v := av[strings.LastIndexByte(av, '/')+1:]
+	if src := res.version(v); src != nil && src.defaults {
+		src.Schema.ApplyDefaults(map[string]any(obj))
+	}
 }
 
 func (res *Resource) convertKey(rev uint64) storage.MemoKey {

@@ -207,3 +207,30 @@ func TestWebhookInvalidCABundle(t *testing.T) {
 		t.Errorf("list of its kind: got %d; want 404", r.code)
 	}
 }
+
+// A converted object is defaulted by the schema of the version it is
+// stored at and pruned by the one it is read at, which defaults nothing:
+// kube's storage decoder and schemaCoercingConverter.
+func TestConvertedDefaultsAndPruning(t *testing.T) {
+	s := newServer(t)
+	v1 := crdVersion("v1", true, false, map[string]any{"size": map[string]any{"type": "integer", "default": 1}})
+	v2 := crdVersion("v2", true, true, nil)
+	path(v2, "schema.openAPIV3Schema.properties").(map[string]any)["spec"] = map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+	s.must(201, "POST", crdsPath, crd("prune.example.org", "boxes", "Box", v1, v2))
+	base := "/apis/prune.example.org/%s/namespaces/default/boxes"
+	box := map[string]any{"apiVersion": "prune.example.org/v2", "kind": "Box", "metadata": map[string]any{"name": "b"}, "spec": map[string]any{"anything": 1}}
+	eventually(t, "boxes served", func() bool { return s.do("POST", fmt.Sprintf(base, "v2"), box).code == 201 })
+	tests := []struct {
+		version string
+		spec    string
+	}{
+		{"v1", `{}`},             // anything pruned, size not defaulted
+		{"v2", `{"anything":1}`}, // as stored
+	}
+	for _, tt := range tests {
+		got := s.must(200, "GET", fmt.Sprintf(base, tt.version)+"/b", nil)
+		if b, _ := json.Marshal(got["spec"]); string(b) != tt.spec {
+			t.Errorf("read at %s: spec %s; want %s", tt.version, b, tt.spec)
+		}
+	}
+}

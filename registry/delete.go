@@ -83,6 +83,7 @@ func toDeleteOptions(b deleteopts.Options, manager string) (deleteOptions, error
 		o.propagation = *b.PropagationPolicy
 	}
 	o.orphanDependents = b.OrphanDependents
+	o.gracePeriod = b.GracePeriodSeconds
 	o.ignoreReadError = b.IgnoreStoreReadError != nil && *b.IgnoreStoreReadError
 	if p := b.Preconditions; p != nil {
 		o.precondUID, o.precondRV = p.UID, p.ResourceVersion
@@ -207,6 +208,9 @@ type deleteOptions struct {
 	propagation string
 	// orphanDependents is the deprecated form of propagation.
 	orphanDependents *bool
+	// gracePeriod is the gracePeriodSeconds asked for (nil: none), which
+	// a kind with Strategy.GracePeriod reads.
+	gracePeriod *int64
 	// ignoreReadError removes an object whose stored bytes do not decode
 	// (ignoreStoreReadErrorWithClusterBreakingPotential).
 	ignoreReadError bool
@@ -257,9 +261,23 @@ func (r *Registry) commitDelete(ctx context.Context, w *writeRequest) (obj stora
 		if err := r.admitDelete(ctx, res, ns, name, old, o); err != nil {
 			return cur, false, toStatus(err, res, name)
 		}
-		if r.finalizing(ctx, res, old, o) {
-			out, err := r.markDeleting(ctx, res, ns, name, o)
-			return out, false, err
+		g := r.deletionGrace(ctx, res, old, o)
+		if g.pending {
+			return cur, false, nil
+		}
+		if g.graceful || r.finalizing(ctx, res, old, o) {
+			out, now, err := r.markDeleting(ctx, res, ns, name, o)
+			if err != nil || !now {
+				return out, false, err
+			}
+			// a graceful delete with a period of 0: the marked state goes
+			cur = out
+			if o.preconditions.Revision != 0 {
+				o.preconditions.Revision = out.Revision
+			}
+			if old, err = decodeStored(cur.Value, cur.Revision); err != nil {
+				return cur, false, corruptError(key, err)
+			}
 		}
 		if o.dryRun {
 			return cur, true, nil
@@ -382,15 +400,27 @@ func checkPreconditions(res *Resource, name string, o deleteOptions, cur storage
 }
 
 // markDeleting sets deletionTimestamp on an object with finalizers (once)
-// and the garbage collector's finalizers the options ask for; deleting
-// an object already being deleted may still change those (as kube).
-func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (storage.Object, error) {
+// or deleted gracefully (graceful.go), and the garbage collector's
+// finalizers the options ask for; deleting an object already being
+// deleted may still change those (as kube). now reports that the marked
+// object is to be removed at once: a graceful delete with a period of 0
+// and no finalizer.
+func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (_ storage.Object, now bool, _ error) {
 	out, err := r.write(ctx, res, ns, name, o.writeOptions, func(old Object, cur storage.Object) (Object, error) {
 		if err := checkPreconditions(res, name, o, cur); err != nil {
 			return nil, err
 		}
+		g := r.deletionGrace(ctx, res, old, o)
+		if g.pending {
+			return nil, errUnchanged
+		}
 		finalizers, changed := r.deletionFinalizers(old, o)
-		if old.deleting() && !changed {
+		finalizing := len(finalizers) > 0 || res.ownFinalizers(ctx, old)
+		if !g.graceful && !finalizing {
+			return nil, errDeleteNow
+		}
+		now = g.graceful && g.period == 0 && !finalizing
+		if old.deleting() && !changed && !g.graceful {
 			return nil, errUnchanged
 		}
 		next := old.deepCopy()
@@ -402,9 +432,15 @@ func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name str
 			}
 			meta["finalizers"] = l
 		}
-		if !old.deleting() {
+		switch {
+		case g.graceful:
+			meta["deletionTimestamp"] = g.timestamp
+			meta["deletionGracePeriodSeconds"] = g.period
+		case !old.deleting():
 			meta["deletionTimestamp"] = r.timestamp()
 			meta["deletionGracePeriodSeconds"] = int64(0)
+		}
+		if !old.deleting() {
 			if g := generation(old); g > 0 { // as kube's BeforeDelete
 				meta["generation"] = g + 1
 			}
@@ -416,18 +452,25 @@ func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name str
 		}
 		return next, nil
 	})
-	if errors.Is(err, errUnchanged) {
+	switch {
+	case errors.Is(err, errUnchanged):
 		cur, err := r.storeFor(res).Get(ctx, res.objectKey(ns, name), storage.GetOptions{})
-		return cur, toStatusOrNil(err, res, name)
+		return cur, false, toStatusOrNil(err, res, name)
+	case errors.Is(err, errDeleteNow): // no longer graceful nor finalizing
+		cur, err := r.storeFor(res).Get(ctx, res.objectKey(ns, name), storage.GetOptions{})
+		return cur, err == nil, toStatusOrNil(err, res, name)
 	}
-	if err != nil || o.dryRun || res.Strategy.AfterDelete == nil {
-		return out, err
+	if err != nil || now || o.dryRun || res.Strategy.AfterDelete == nil {
+		return out, now, err
 	}
 	if obj, err := decodeStored(out.Value, out.Revision); err == nil {
 		res.Strategy.AfterDelete(ctx, obj, false)
 	}
-	return out, nil
+	return out, false, nil
 }
+
+// errDeleteNow ends markDeleting: the object is to be removed at once.
+var errDeleteNow = errors.New("registry: delete now")
 
 // errUnchanged aborts a write that has nothing to change.
 var errUnchanged = errors.New("registry: unchanged")

@@ -494,15 +494,16 @@ func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) erro
 	o.collection = true
 	for _, it := range l.Items {
 		name, ns := it.Fields["metadata.name"], it.Fields["metadata.namespace"]
-		out, _, err := r.delete(rq.Context(), rq.res, ns, name, o)
+		_, _, err := r.delete(rq.Context(), rq.res, ns, name, o)
 		if storage.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		deleted.Items = append(deleted.Items, out)
-		deleted.Revision = max(deleted.Revision, out.Revision)
+		// kube answers the list it deleted: each item as listed, not at
+		// its delete's revision
+		deleted.Items = append(deleted.Items, it)
 	}
 	r.writeList(w, rq.Request, rq.res, t, deleted)
 	return nil

@@ -174,6 +174,13 @@ func (r *Registry) validateMeta(ctx context.Context, res *Resource, obj Object) 
 // validated. track, unless nil, records the write in managedFields between
 // the strategy's Default and PrepareForUpdate (see prepareCreate).
 func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Object, sub string, track func(Object) (Object, error)) (Object, error) {
+	if direct(ctx) { // managedFields and generation stay (DirectWrite)
+		track = nil
+		obj.Meta()["managedFields"] = deepCopy(old.Meta()["managedFields"])
+		if old.Meta()["managedFields"] == nil {
+			delete(obj.Meta(), "managedFields")
+		}
+	}
 	if sub == "status" {
 		// A status write changes the status alone (kube's status strategy).
 		next := old.deepCopy()
@@ -243,7 +250,7 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 			return nil, err
 		}
 	}
-	if res.Generation && specChanged(obj, old) {
+	if res.Generation && specChanged(obj, old) && !direct(ctx) {
 		meta["generation"] = generation(old) + 1
 	}
 	if err := checkRepresentable(res, obj); err != nil {

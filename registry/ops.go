@@ -403,7 +403,12 @@ func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o 
 				return storage.Object{}, err
 			}
 			so, err := toStorage(res, obj)
-			if err == nil && obj.deleting() && len(obj.Finalizers()) == 0 && !res.ownFinalizers(ctx, obj) {
+			// kube's ShouldDeleteDuringUpdate: an object being deleted,
+			// with no grace period left, goes with the write that leaves
+			// it no finalizer. The write that marks it (markDeleting)
+			// never does: its old state is not being deleted.
+			if err == nil && old.deleting() && intAt(old, "metadata.deletionGracePeriodSeconds") == 0 &&
+				len(obj.Finalizers()) == 0 && !res.ownFinalizers(ctx, obj) {
 				so.Revision = cur.Revision
 				emptied = so
 				return so, errEmptiedFinalizers
@@ -435,7 +440,7 @@ func (r *Registry) write(ctx context.Context, res *Resource, ns, name string, o 
 				return out, toStatus(err, res, name)
 			}
 			r.objectGone(ctx, res, ns)
-			return emptied, nil
+			return emptied, nil // kube answers the update's object, at the revision it was read at
 		case errors.Is(err, errUnchanged):
 			return out, err
 		case err != nil:

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -274,6 +275,8 @@ func (r *Registry) prepare(res *Resource) error {
 	res.merge = mergeSchema(res.Schema)
 	if res.converts() {
 		res.convertID = convertIDs.Add(1)
+		group, plural := res.Group, res.Plural
+		res.version = func(v string) *Resource { return r.resource(group, v, plural) }
 	}
 	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields(),
 		// A built-in kind's creates start from its Go type's zero value.
@@ -361,7 +364,7 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	rq, h, err := r.route(req.Method, info)
 	if err != nil {
 		rec.Fail(err)
-		writeStatus(w, req, toStatus(err, nil, ""))
+		r.writeNotServed(w, req, info, toStatus(err, nil, ""))
 		return
 	}
 	rq.Request = req.WithContext(withWarnings(ctx, w.Header()))
@@ -370,8 +373,36 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	if err := h(r, w, rq); err != nil {
 		rec.Fail(err)
-		writeStatus(w, rq.Request, toStatus(err, rq.res, rq.name))
+		r.writeNotServed(w, rq.Request, info, toStatus(err, rq.res, rq.name))
 	}
+}
+
+// writeNotServed writes se, unless it is the 404 of a path nothing
+// serves (errPathNotFound) under a group that no built-in kind serves:
+// there kube-apiserver's CRD handler, finding no custom resource of the
+// path's group, version, plural and scope, hands the request on to its
+// mux, which answers Go's text/plain "404 page not found". Under the
+// core group or a built-in kind's group, kube answers a NotFound Status:
+//
+//	GET /apis/example.com/v1/namespaces/a/globals  (a cluster-scoped CRD)  → 404 page not found
+//	GET /api/v1/namespaces/a/nopes                                         → 404 Status
+func (r *Registry) writeNotServed(w http.ResponseWriter, req *http.Request, info *request.Info, se *StatusError) {
+	if errors.Is(se, errNoPath) && info.APIPrefix == "apis" && !r.builtinGroup(info.APIGroup) {
+		http.NotFound(w, req)
+		return
+	}
+	writeStatus(w, req, se)
+}
+
+// builtinGroup reports whether a kind not served by custom resources
+// (a built-in kind) is in group.
+func (r *Registry) builtinGroup(group string) bool {
+	for _, res := range r.all() {
+		if res.Group == group && !res.Custom {
+			return true
+		}
+	}
+	return false
 }
 
 // routed is one routed API request.

@@ -123,6 +123,9 @@ type Resource struct {
 	Warnings []string
 
 	convertID uint64 // numbers the resource's converted states in Memos; set by Register
+	// version is the served Resource of res's group and plural at a
+	// version (nil if none); set by Register for a converting resource.
+	version func(v string) *Resource
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
@@ -236,6 +239,13 @@ type Strategy struct {
 	// leaves an object that has any, marked with deletionTimestamp, and
 	// it goes with the write that leaves it none.
 	Finalizers func(ctx context.Context, obj Object) []string
+	// GracePeriod makes deletes of the kind graceful (kube's
+	// CheckGracefulDelete; see graceful.go): given the stored object and
+	// the gracePeriodSeconds a delete asks for (nil: none; never
+	// negative), it returns the object's grace period. A period of 0
+	// removes the object at once, after storing deletionTimestamp; more
+	// leaves it, being deleted, until a delete with a shorter one.
+	GracePeriod func(ctx context.Context, obj Object, requested *int64) int64
 	// PrepareForDelete changes obj, the object a delete leaves in place
 	// (with deletionTimestamp set), before it is stored.
 	PrepareForDelete func(ctx context.Context, obj Object) error

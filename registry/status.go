@@ -95,8 +95,13 @@ func errNotFound(r *Resource, name string) *StatusError {
 }
 
 func errPathNotFound() *StatusError {
-	return newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
+	se := newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
+	se.cause = errNoPath
+	return se
 }
+
+// errNoPath is what errPathNotFound unwraps to: nothing serves the path.
+var errNoPath = errors.New("registry: nothing serves the path")
 
 // errMethodNotAllowed is kube's 405, in its words (which name no method).
 func errMethodNotAllowed(string) *StatusError {

@@ -14,7 +14,7 @@ import (
 type Object struct {
 	Key      string
 	Value    []byte            // the encoded object, without resourceVersion
-	Revision uint64            // revision of the write that produced this state; ignored on write
+	Revision uint64            // revision of the write that produced this state (Delete: the delete's); ignored on write
 	UID      string            // checked by Preconditions
 	Labels   map[string]string // matched by label selectors
 	Fields   map[string]string // matched by field selectors, e.g. "metadata.name"
@@ -120,7 +120,11 @@ type Interface interface {
 	// GuaranteedUpdate reads key, calls fn, and compare-and-swaps the
 	// result, retrying on conflict; ErrNotFound if the key is absent.
 	GuaranteedUpdate(ctx context.Context, key string, opts UpdateOptions, fn UpdateFunc) (Object, error)
-	// Delete removes key and returns its last state.
+	// Delete removes key and returns its last state with Revision set to
+	// the delete's revision (etcd3's rule, which kube answers a DELETE
+	// with): deleting "a", written at 7, as the store's 9th write returns
+	// a's value at Revision 9, and a watch sees DELETED at 9 carrying the
+	// state of 7.
 	Delete(ctx context.Context, key string, opts DeleteOptions) (Object, error)
 	// Watch streams changes to key, or under it when opts.Recursive.
 	// Events carry Object values; a Deleted event carries the last state.

@@ -174,12 +174,8 @@ func (c *Cache) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 	if errors.Is(err, storage.ErrConflict) && c.holds(key) {
 		c.catchUp(ctx) // as GuaranteedUpdate's
 	}
-	if err == nil && c.opts.ReadYourWrites && c.holds(key) {
-		// The delete's revision is not returned; the backend's current
-		// one is at least it.
-		if rev, rerr := c.backend.Revision(ctx); rerr == nil {
-			c.seen(ctx, key, rev)
-		}
+	if err == nil {
+		c.seen(ctx, key, o.Revision) // the delete's revision
 	}
 	return o, err
 }

@@ -258,7 +258,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, opts storage.U
 
 // Delete removes key in a transaction guarded on the mod revision of the
 // state the preconditions and opts.Validate were checked on, retrying on
-// a newer state, and returns that last state. The first state is the one
+// a newer state, and returns that last state at the delete's revision. The first state is the one
 // the Store remembers of key, else a read; a refusal is decided on a
 // state etcd confirmed.
 func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptions) (storage.Object, error) {
@@ -293,6 +293,7 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		}
 		if txn.Succeeded {
 			s.states.forget(k, txn.Header.Revision)
+			cur.Revision = uint64(txn.Header.Revision) // the delete's, as storage.Interface.Delete says
 			return cur, nil
 		}
 		st = s.confirmed(k, txn)

@@ -259,8 +259,10 @@ func (s *Store) Delete(ctx context.Context, key string, opts storage.DeleteOptio
 		}
 		s.live.Tree.Delete(it)
 		s.live.Dirs.Add(key, -1)
-		s.commit(watch.Change{Type: watch.Deleted, Revision: s.rev.Load() + 1, Prev: it.Obj})
+		rev := s.rev.Load() + 1
+		s.commit(watch.Change{Type: watch.Deleted, Revision: rev, Prev: it.Obj})
 		s.mu.Unlock()
+		cur.Revision = rev // the delete's, as Interface.Delete says
 		return cur, nil
 	}
 }

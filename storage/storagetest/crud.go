@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
+	"github.com/kapi-dev/kapi/watch"
 )
 
 var createTests = []test{
@@ -200,11 +201,13 @@ var deleteTests = []test{
 		create(t, s, obj("/g/r/ns1/a", "v1", "app=web"))
 		last := put(t, s, "/g/r/ns1/a", "v2")
 		got := del(t, s, "/g/r/ns1/a")
-		sameObj(t, "Delete result", got, last)
 		after := revision(t, s)
 		if after <= last.Revision {
 			t.Fatalf("Revision() = %d after Delete; want more than %d", after, last.Revision)
 		}
+		atDelete := last
+		atDelete.Revision = after // the last state, at the delete's revision
+		sameObj(t, "Delete result", got, atDelete)
 		_, err := s.Get(t.Context(), "/g/r/ns1/a", storage.GetOptions{})
 		wantErr(t, "Get after Delete", err, storage.ErrNotFound)
 		sameObj(t, "Get Exact before the Delete", get(t, s, "/g/r/ns1/a", rv.Exact, after-1), last)
@@ -236,7 +239,24 @@ var deleteTests = []test{
 		if err != nil {
 			t.Fatalf("Delete with holding preconditions: %v", err)
 		}
-		sameObj(t, "Delete result", got, cur)
+		atDelete := cur
+		atDelete.Revision = revision(t, s)
+		sameObj(t, "Delete result", got, atDelete)
+	}},
+	{"RevisionOfTheDelete", func(t *testing.T, s storage.Interface) {
+		// kube answers a DELETE with the last state at the delete's
+		// revision: the one a watch sees the DELETED event at.
+		a := create(t, s, obj("/g/r/ns1/a", "v1"))
+		create(t, s, obj("/g/r/ns1/b", "v1"))
+		w := startWatch(t, s, "/g/r/ns1/a", storage.WatchOptions{Revision: a.Revision})
+		got := del(t, s, "/g/r/ns1/a")
+		if got.Revision <= a.Revision || string(got.Value) != "v1" {
+			t.Fatalf("Delete result %s; want value v1 at a revision after %d", show(got), a.Revision)
+		}
+		w.expect(watch.Deleted, "/g/r/ns1/a", "v1", got.Revision)
+		if r := revision(t, s); r != got.Revision {
+			t.Fatalf("Revision() = %d after Delete; want the delete's %d", r, got.Revision)
+		}
 	}},
 	{"Validate", func(t *testing.T, s storage.Interface) {
 		cur := create(t, s, obj("/g/r/ns1/a", "v1"))

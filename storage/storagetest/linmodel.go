@@ -156,7 +156,8 @@ func step(st linState, in linInput, out linOutput) (bool, linState) {
 		case conflict:
 			return in.rev != 0 && cur.live && cur.rev != in.rev, st
 		case okay:
-			if !cur.live || in.rev != 0 && cur.rev != in.rev || cur != (slot{true, out.value, out.rev}) {
+			// the last state's value at the delete's revision
+			if !cur.live || in.rev != 0 && cur.rev != in.rev || cur.value != out.value || out.rev != st.rev+1 {
 				return false, st
 			}
 			st.rev++

@@ -25,9 +25,9 @@ var watchTests = []test{
 		a2 := put(t, s, "/g/r/ns1/a", "v2")
 		w.expect(watch.Modified, "/g/r/ns1/a", "v2", a2.Revision)
 		del(t, s, "/g/r/ns1/ab")
-		last := del(t, s, "/g/r/ns1/a")
-		o := w.expect(watch.Deleted, "/g/r/ns1/a", "v2", revision(t, s))
-		sameObj(t, "DELETED object", o, last)
+		gone := del(t, s, "/g/r/ns1/a")
+		o := w.expect(watch.Deleted, "/g/r/ns1/a", "v2", gone.Revision)
+		sameObj(t, "DELETED object", o, a2) // the last state; Delete answers it at the delete's revision
 	}},
 	{"Recursive", func(t *testing.T, s storage.Interface) {
 		w := startWatch(t, s, "/g/r/ns1/", storage.WatchOptions{Recursive: true})
