@@ -383,4 +383,3 @@ func validatePVCUpdate(ctx context.Context, o, old registry.Object) fieldErrors 
 	}
 	return errs
 }
-
