@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -288,22 +289,55 @@ func (r *Registry) validateCRD(obj, old Object) []FieldError {
 	if errs := validateCRD(obj, old); len(errs) > 0 {
 		return errs
 	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil
+	crd, errs := servable(obj)
+	if len(errs) > 0 {
+		return errs
 	}
-	crds, err := schema.ParseCRDs(b)
-	if err != nil || len(crds) != 1 {
-		return nil // validateCRD's servable reported it
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	schemaOf := func(v any) any {
+		m, _ := v.(map[string]any)
+		return m["schema"]
 	}
-	var errs []FieldError
-	for _, res := range FromCRD(crds[0]) {
-		if err := r.prepare(res); err != nil {
-			i := slices.IndexFunc(crds[0].Versions, func(v schema.Version) bool { return v.Name == res.Version })
+	hoisted := len(versions) > 0 // every version has the same schema
+	for _, v := range versions {
+		hoisted = hoisted && reflect.DeepEqual(schemaOf(v), schemaOf(versions[0]))
+	}
+	for _, res := range FromCRD(crd) {
+		err := r.prepare(res)
+		if err == nil {
+			continue
+		}
+		i := slices.IndexFunc(crd.Versions, func(v schema.Version) bool { return v.Name == res.Version })
+		var rules ruleErrors
+		switch {
+		case errors.As(err, &rules) && hoisted:
+			// kube checks a schema all versions share once, as its
+			// internal type's spec.validation.
+			for _, fe := range rules.FieldErrors() {
+				fe.Field = "spec.validation." + fe.Field
+				errs = append(errs, fe)
+			}
+			return errs
+		case errors.As(err, &rules):
+			for _, fe := range rules.FieldErrors() {
+				fe.Field = fmt.Sprintf("spec.versions[%d].schema.", i) + fe.Field
+				errs = append(errs, fe)
+			}
+		default:
 			errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i), Value: "", Detail: err.Error()})
 		}
 	}
 	return errs
+}
+
+// ruleErrors is an Options.CEL compiler's error that lists kube's field
+// errors for a schema's rules (the cel module's *CompileError), with
+// paths from openAPIV3Schema: a CRD's create answers them as its causes,
+// as kube's CRD validation does (their cost limits included).
+type ruleErrors interface {
+	error
+	FieldErrors() []FieldError
 }
 
 // defaultCRD sets kube's defaults of a v1 CRD: names.singular and

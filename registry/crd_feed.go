@@ -417,13 +417,12 @@ func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
 	if same {
 		return
 	}
-	crds, err := schema.ParseCRDs(value)
-	if err != nil || len(crds) != 1 {
+	crd, err := schema.ParseCRD(value)
+	if err != nil {
 		f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
 		f.unserve(name)
 		return
 	}
-	crd := crds[0]
 	a := c.Status.AcceptedNames
 	crd.Names = schema.Names{Plural: a.Plural, Singular: a.Singular, Kind: a.Kind, ListKind: a.ListKind, ShortNames: a.ShortNames, Categories: a.Categories}
 	if crd.Names.Singular == "" {

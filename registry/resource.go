@@ -146,7 +146,7 @@ func mergeSchema(s *schema.Schema) *schema.Schema {
 	if m.Properties == nil {
 		m.Properties = map[string]*schema.Schema{}
 	}
-	m.Properties["metadata"] = schema.ObjectMeta()
+	m.Properties["metadata"] = objectMeta // shared: never changed
 	return &m
 }
 
