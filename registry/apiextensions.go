@@ -47,6 +47,7 @@ type crdObject struct {
 	Metadata struct {
 		Name              string            `json:"name"`
 		UID               string            `json:"uid"`
+		Generation        int64             `json:"generation"`
 		DeletionTimestamp string            `json:"deletionTimestamp"`
 		Finalizers        []string          `json:"finalizers"`
 		Annotations       map[string]string `json:"annotations"`
@@ -187,6 +188,44 @@ func (s *crdStatus) setCondition(c crdCondition, now string) {
 	*old = c
 }
 
+// crdStorageVersion is the name of obj's version marked storage, or "":
+// read from the decoded object, without readCRD's pass over all of it.
+func crdStorageVersion(obj Object) string {
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		if m, _ := v.(map[string]any); m["storage"] == true {
+			name, _ := m["name"].(string)
+			return name
+		}
+	}
+	return ""
+}
+
+// readCRDStatus reads obj's status and its versions' names and storage
+// marks (what kube's status strategy checks), without its schemas.
+func readCRDStatus(obj Object) (crdStatus, []crdVersion, error) {
+	var st crdStatus
+	if raw, ok := obj["status"]; ok {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return st, nil, err
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			return st, nil, err
+		}
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	out := make([]crdVersion, 0, len(versions))
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		name, _ := m["name"].(string)
+		out = append(out, crdVersion{Name: name, Storage: m["storage"] == true})
+	}
+	return st, out, nil
+}
+
 // storageVersion is the name of the version marked storage, or "".
 func (s *crdSpec) storageVersion() string {
 	for _, v := range s.Versions {
@@ -213,26 +252,20 @@ func (r *Registry) crdResource() *Resource {
 		},
 		PrepareForCreate: func(_ context.Context, obj Object) error {
 			st := crdStatus{AcceptedNames: crdNames{}}
-			if c, err := readCRD(obj); err == nil {
-				if v := c.Spec.storageVersion(); v != "" {
-					st.StoredVersions = []string{v}
-				}
+			if v := crdStorageVersion(obj); v != "" {
+				st.StoredVersions = []string{v}
 			}
 			obj["status"] = toJSONValue(st)
 			return nil
 		},
 		PrepareForUpdate: func(_ context.Context, obj, _ Object) error {
-			c, err := readCRD(obj)
-			if err != nil {
-				return nil // validation reports it
-			}
-			if v := c.Spec.storageVersion(); v != "" && !slices.Contains(c.Status.StoredVersions, v) {
-				st, _ := obj["status"].(map[string]any)
+			st, _ := obj["status"].(map[string]any)
+			l, _ := st["storedVersions"].([]any)
+			if v := crdStorageVersion(obj); v != "" && !slices.Contains(l, any(v)) {
 				if st == nil {
 					st = map[string]any{}
 					obj["status"] = st
 				}
-				l, _ := st["storedVersions"].([]any)
 				st["storedVersions"] = append(l, v)
 			}
 			return nil

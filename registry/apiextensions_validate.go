@@ -170,12 +170,12 @@ func validateCRD(obj, old Object) []FieldError {
 // validateCRDStatus is kube's validation of a CRD's status: its accepted
 // names, and its storedVersions against its versions.
 func validateCRDStatus(obj Object) []FieldError {
-	c, err := readCRD(obj)
+	st, versions, err := readCRDStatus(obj)
 	if err != nil {
 		return []FieldError{{Type: validation.TypeInvalid, Field: "status", Value: "", Detail: err.Error()}}
 	}
-	errs := validateNames(c.Status.AcceptedNames, "status.acceptedNames")
-	return append(errs, validateStoredVersions(c.Status.StoredVersions, c.Spec.Versions)...)
+	errs := validateNames(st.AcceptedNames, "status.acceptedNames")
+	return append(errs, validateStoredVersions(st.StoredVersions, versions)...)
 }
 
 // servable reads the CRD as serving its kinds takes (schema.ParseCRD),

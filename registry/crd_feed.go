@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,7 +145,10 @@ func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
 					seen[name] = true
 				}
 				if ev.Type != watch.Deleted {
-					f.note(name, o)
+					var c crdObject
+					if json.Unmarshal(o.Value, &c) == nil {
+						f.note(name, &c)
+					}
 				}
 				f.reconcile(ctx, name)
 			}
@@ -172,11 +176,7 @@ func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
 
 // note records a stored CRD's accepted names, which the names of the
 // others of its group are checked against.
-func (f *crdFeed) note(name string, o storage.Object) {
-	var c crdObject
-	if json.Unmarshal(o.Value, &c) != nil {
-		return
-	}
+func (f *crdFeed) note(name string, c *crdObject) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.crds[name]
@@ -240,8 +240,12 @@ func (f *crdFeed) reconcile(ctx context.Context, name string) {
 		f.r.log.Error("the CRD feed cannot decode a CRD", "name", name, "err", err)
 		return
 	}
+	f.note(name, &c) // the names as stored before this reconcile's write; refreshed by its event
 	st := c.Status
 	st.Conditions = slices.Clone(st.Conditions)
+	st.AcceptedNames.ShortNames = slices.Clone(st.AcceptedNames.ShortNames)
+	st.AcceptedNames.Categories = slices.Clone(st.AcceptedNames.Categories)
+	st.StoredVersions = slices.Clone(st.StoredVersions)
 	accepted, namesCond, estCond := f.names(name, &c)
 	if !c.Status.isTrue(condEstablished) && estCond.Status == condTrue {
 		// kube's establishing controller: a webhook whose CA bundle
@@ -261,7 +265,6 @@ func (f *crdFeed) reconcile(ctx context.Context, name string) {
 		}
 		c.Status = st
 	}
-	f.note(name, cur) // the names as stored before this write; refreshed by its event
 	f.mu.Lock()
 	f.crds[name].accepted = st.AcceptedNames
 	f.mu.Unlock()
@@ -405,9 +408,15 @@ func (f *crdFeed) update(ctx context.Context, name, sub string, edit func(old Ob
 // serve registers (or replaces) the kinds of c, stored as value, unless
 // they are served as they are.
 func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
-	spec, _ := json.Marshal(c.Spec)
+	// The spec is named by its generation (which every change of the
+	// spec bumps), or by its JSON when it has none.
+	spec := []byte(strconv.FormatInt(c.Metadata.Generation, 10))
+	if c.Metadata.Generation == 0 {
+		spec, _ = json.Marshal(c.Spec)
+	}
 	names, _ := json.Marshal(c.Status.AcceptedNames)
-	sum := sha256.Sum256(append(append([]byte(c.Metadata.UID+"\x00"), spec...), names...))
+	many := len(c.Status.StoredVersions) > 1 // a storage version is kept even with one version
+	sum := sha256.Sum256(slices.Concat([]byte(c.Metadata.UID+"\x00"+strconv.FormatBool(many)+"\x00"), spec, []byte{0}, names))
 	fp := string(sum[:])
 	f.mu.Lock()
 	s := f.crds[name]
