@@ -38,7 +38,14 @@ import (
 //     groupVer, survive the change. The table's own documents (the
 //     aggregated discovery lists, /apis, the OpenAPI v3 index and the
 //     whole-server OpenAPI v2) are built lazily once per table, from the
-//     group versions' cached parts.
+//     group versions' cached parts (the index from each groupVer's
+//     entry, made with it), and compressed at most once.
+//   - Documents are named without being hashed (docHash): a table's by
+//     its number (their ETags), a groupVer's OpenAPI v3 document by the
+//     groupVer's number (its index hash and ETag). Both change whenever
+//     the document may have, and only then for a groupVer: a client that
+//     cached one group version's document keeps it across changes of
+//     others.
 //   - A Resource is registered once: it is retired (its retired channel
 //     closed) when a change removes or replaces it, which ends its open
 //     watches, as apiextensions-apiserver's storage teardown ends them.
@@ -49,7 +56,8 @@ import (
 // The next GET /openapi/v3/apis/G/V of the changed group version builds
 // that one document; the 999 others are served from their groupVers'
 // caches; the next GET /apis (aggregated) concatenates 1,000 cached
-// fragments, one of them rebuilt.
+// fragments, one of them rebuilt, and the next GET /openapi/v3
+// concatenates 1,000 index entries, the changed one with a new hash.
 type resTable struct {
 	seq       uint64                          // numbers the tables made: the version of its documents
 	resources map[string]*Resource            // by group/version/plural
