@@ -63,9 +63,10 @@ type crdFeed struct {
 	synced chan struct{}
 
 	mu      sync.Mutex
-	rev     uint64                // the last revision handled
-	changed chan struct{}         // closed (and replaced) when rev changes
-	crds    map[string]*crdServed // by CRD name
+	rev     uint64                           // the last revision handled
+	changed chan struct{}                    // closed (and replaced) when rev changes
+	crds    map[string]*crdServed            // by CRD name
+	groups  map[string]map[string]*crdServed // the same, by group then name: whom a CRD's names may conflict with
 }
 
 // crdServed is what the feed knows of one CRD.
@@ -86,7 +87,7 @@ type crdServed struct {
 func (r *Registry) startCRDs(res *Resource) {
 	ctx, stop := context.WithCancel(context.Background())
 	f := &crdFeed{r: r, res: res, stop: stop, retry: make(chan string, 16), synced: make(chan struct{}),
-		changed: make(chan struct{}), crds: map[string]*crdServed{}}
+		changed: make(chan struct{}), crds: map[string]*crdServed{}, groups: map[string]map[string]*crdServed{}}
 	r.crds = f
 	f.done.Add(1)
 	go func() {
@@ -184,7 +185,24 @@ func (f *crdFeed) note(name string, c *crdObject) {
 		s = &crdServed{terminating: &atomic.Bool{}}
 		f.crds[name] = s
 	}
+	if s.group != c.Spec.Group {
+		f.forgetGroup(name, s.group)
+		if f.groups[c.Spec.Group] == nil {
+			f.groups[c.Spec.Group] = map[string]*crdServed{}
+		}
+		f.groups[c.Spec.Group][name] = s
+	}
 	s.group, s.accepted = c.Spec.Group, c.Status.AcceptedNames
+}
+
+// forgetGroup removes the CRD name from group's index (f.mu held).
+func (f *crdFeed) forgetGroup(name, group string) {
+	if g := f.groups[group]; g != nil {
+		delete(g, name)
+		if len(g) == 0 {
+			delete(f.groups, group)
+		}
+	}
 }
 
 func (f *crdFeed) known() map[string]bool {
@@ -294,8 +312,8 @@ func statusEqual(a, b crdStatus) bool {
 func (f *crdFeed) names(name string, c *crdObject) (crdNames, crdCondition, crdCondition) {
 	used, kinds := map[string]bool{}, map[string]bool{}
 	f.mu.Lock()
-	for n, s := range f.crds {
-		if n == name || s.group != c.Spec.Group {
+	for n, s := range f.groups[c.Spec.Group] {
+		if n == name {
 			continue
 		}
 		for _, x := range append([]string{s.accepted.Plural, s.accepted.Singular}, s.accepted.ShortNames...) {
@@ -531,6 +549,9 @@ func (f *crdFeed) unserve(name string) {
 	}
 	if _, err := f.r.store.Get(context.Background(), f.res.objectKey("", name), storage.GetOptions{}); storage.IsNotFound(err) {
 		f.mu.Lock()
+		if s := f.crds[name]; s != nil {
+			f.forgetGroup(name, s.group)
+		}
 		delete(f.crds, name)
 		f.mu.Unlock()
 	}
