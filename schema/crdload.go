@@ -151,7 +151,17 @@ func ParseCRD(b []byte) (CRD, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(&d); err != nil {
-		return CRD{}, &Error{CRD: "document 1", Err: err}
+		// Named as ParseCRDs names it: by metadata.name when it reads.
+		where := "document 1"
+		var named struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(b, &named) == nil && named.Metadata.Name != "" {
+			where = named.Metadata.Name
+		}
+		return CRD{}, &Error{CRD: where, Err: err}
 	}
 	where := d.Metadata.Name
 	if where == "" {
