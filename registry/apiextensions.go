@@ -20,12 +20,13 @@ import (
 //	POST customresourcedefinitions widgets.example.com (revision 42)
 //	  → the CRD strategy defaults and validates it (kube's causes on 422),
 //	    stores it with status.storedVersions = [its storage version]
-//	  → the CRD feed (crd_feed.go) sees revision 42: it accepts the names
+//	  → AfterWrite runs the CRD feed's reconcile (crd_feed.go) of the
+//	    CRD in the write's goroutine (crdFeed.sync): it accepts the names
 //	    (NamesAccepted, or False with kube's reason on a conflict), sets
 //	    Established, and registers a Resource per served version
-//	  → AfterWrite waits until the feed has handled revision 42, so the
-//	    201 is sent once widgets.example.com is served: the next request
-//	    may create a Widget.
+//	  → so the 201 is sent once widgets.example.com is served: the next
+//	    request may create a Widget; the feed, seeing revision 42, finds
+//	    nothing left to do.
 //
 // Updates re-register the kinds (Replace: the next request uses the new
 // schema, columns, subresources, selectable fields and versions). A
@@ -310,7 +311,7 @@ func (r *Registry) crdResource() *Resource {
 			obj["status"] = toJSONValue(c.Status)
 			return nil
 		},
-		AfterWrite: func(ctx context.Context, _ Object, rev uint64) { r.crds.wait(ctx, rev) },
+		AfterWrite: func(ctx context.Context, obj Object, rev uint64) { r.crds.sync(ctx, obj.Name(), rev) },
 	}
 	return res
 }

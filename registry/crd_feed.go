@@ -37,9 +37,13 @@ import (
 //     which lets it go; an instance that stays (its own finalizers) makes
 //     the feed look again a second later.
 //
-// A CRD write returns once the feed has handled its revision (AfterWrite
-// → wait), so the kinds of a created CRD are served when the 201 is sent.
-// The feed's own writes do not wait (they are made with feedWrite in
+// A CRD write returns once its CRD is reconciled (AfterWrite → sync): the
+// write's own goroutine reconciles it at once, taking its turn with the
+// feed (one reconcile at a time), so the kinds of a created CRD are
+// served when the 201 is sent without waiting for the watch to deliver
+// the event to the feed's goroutine (and the scheduler to run both in
+// turn); the feed then finds that revision's CRD reconciled already.
+// The feed's own writes do not sync (they are made with feedWrite in
 // their context).
 
 // crdSyncTimeout bounds how long a CRD write waits for the feed.
@@ -61,6 +65,10 @@ type crdFeed struct {
 	retry chan string
 	// synced is closed once the stored CRDs at start are handled.
 	synced chan struct{}
+
+	// reconciling is held by each reconcile: the feed's, or a CRD
+	// write's own (sync).
+	reconciling sync.Mutex
 
 	mu      sync.Mutex
 	rev     uint64                           // the last revision handled
@@ -109,9 +117,14 @@ func (f *crdFeed) close() {
 	}
 }
 
+// feedContext is ctx with the feed's identity: its writes are made as
+// kube-apiserver's loopback client, and are not synced (feedWrite).
+func feedContext(ctx context.Context) context.Context {
+	return request.WithUser(context.WithValue(ctx, feedWriteKey{}, true), apiserverUser)
+}
+
 func (f *crdFeed) run(ctx context.Context) {
-	ctx = context.WithValue(ctx, feedWriteKey{}, true)
-	ctx = request.WithUser(ctx, apiserverUser)
+	ctx = feedContext(ctx)
 	for ctx.Err() == nil {
 		w, err := f.r.store.Watch(ctx, f.res.keyPrefix(), storage.WatchOptions{Recursive: true, Initial: true, InitialEnd: true})
 		if err != nil {
@@ -135,7 +148,7 @@ func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
 		case <-ctx.Done():
 			return
 		case name := <-f.retry:
-			f.reconcile(ctx, name)
+			f.reconcileOne(ctx, name)
 		case ev, ok := <-w.ResultChan():
 			if !ok || ev.Type == watch.Error {
 				return
@@ -151,12 +164,12 @@ func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
 						f.note(name, &c)
 					}
 				}
-				f.reconcile(ctx, name)
+				f.reconcileOne(ctx, name)
 			}
 			if ev.InitialEventsEnd && seen != nil {
 				for name := range f.known() {
 					if !seen[name] {
-						f.reconcile(ctx, name) // gone while no watch ran
+						f.reconcileOne(ctx, name) // gone while no watch ran
 					}
 				}
 				seen = nil
@@ -213,6 +226,30 @@ func (f *crdFeed) known() map[string]bool {
 		out[n] = true
 	}
 	return out
+}
+
+// reconcileOne reconciles the CRD called name, in its turn.
+func (f *crdFeed) reconcileOne(ctx context.Context, name string) {
+	f.reconciling.Lock()
+	defer f.reconciling.Unlock()
+	f.reconcile(ctx, name)
+}
+
+// sync reconciles the CRD called name, stored at revision rev by a
+// write of a client's, in the write's goroutine; before the feed has
+// handled the CRDs stored at start, it waits for the feed instead. The
+// feed's own writes do not sync.
+func (f *crdFeed) sync(ctx context.Context, name string, rev uint64) {
+	if f == nil || ctx.Value(feedWriteKey{}) != nil {
+		return
+	}
+	select {
+	case <-f.synced:
+	default:
+		f.wait(ctx, rev)
+		return
+	}
+	f.reconcileOne(feedContext(context.WithoutCancel(ctx)), name)
 }
 
 // wait waits until the feed has handled revision rev (crdSyncTimeout at
