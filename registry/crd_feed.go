@@ -66,9 +66,9 @@ type crdFeed struct {
 	// synced is closed once the stored CRDs at start are handled.
 	synced chan struct{}
 
-	// reconciling is held by each reconcile: the feed's, or a CRD
-	// write's own (sync).
-	reconciling sync.Mutex
+	// turn is held (a token in it) by each reconcile: the feed's, or a
+	// CRD write's own (sync).
+	turn chan struct{}
 
 	mu      sync.Mutex
 	rev     uint64                           // the last revision handled
@@ -95,7 +95,7 @@ type crdServed struct {
 func (r *Registry) startCRDs(res *Resource) {
 	ctx, stop := context.WithCancel(context.Background())
 	f := &crdFeed{r: r, res: res, stop: stop, retry: make(chan string, 16), synced: make(chan struct{}),
-		changed: make(chan struct{}), crds: map[string]*crdServed{}, groups: map[string]map[string]*crdServed{}}
+		changed: make(chan struct{}), crds: map[string]*crdServed{}, groups: map[string]map[string]*crdServed{}, turn: make(chan struct{}, 1)}
 	r.crds = f
 	f.done.Add(1)
 	go func() {
@@ -230,14 +230,16 @@ func (f *crdFeed) known() map[string]bool {
 
 // reconcileOne reconciles the CRD called name, in its turn.
 func (f *crdFeed) reconcileOne(ctx context.Context, name string) {
-	f.reconciling.Lock()
-	defer f.reconciling.Unlock()
+	f.turn <- struct{}{}
+	defer func() { <-f.turn }()
 	f.reconcile(ctx, name)
 }
 
 // sync reconciles the CRD called name, stored at revision rev by a
-// write of a client's, in the write's goroutine; before the feed has
-// handled the CRDs stored at start, it waits for the feed instead. The
+// write of a client's, in the write's goroutine. Before the feed has
+// handled the CRDs stored at start, or when the turn does not come
+// within crdSyncTimeout (a reconcile held up, say, by an admission
+// webhook that itself writes a CRD), it waits for the feed instead. The
 // feed's own writes do not sync.
 func (f *crdFeed) sync(ctx context.Context, name string, rev uint64) {
 	if f == nil || ctx.Value(feedWriteKey{}) != nil {
@@ -249,7 +251,18 @@ func (f *crdFeed) sync(ctx context.Context, name string, rev uint64) {
 		f.wait(ctx, rev)
 		return
 	}
-	f.reconcileOne(feedContext(context.WithoutCancel(ctx)), name)
+	timeout := time.NewTimer(crdSyncTimeout)
+	defer timeout.Stop()
+	select {
+	case f.turn <- struct{}{}:
+	case <-timeout.C:
+		f.wait(ctx, rev)
+		return
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-f.turn }()
+	f.reconcile(feedContext(context.WithoutCancel(ctx)), name)
 }
 
 // wait waits until the feed has handled revision rev (crdSyncTimeout at
