@@ -246,3 +246,47 @@ func TestCRDRuleErrorsAsCauses(t *testing.T) {
 		})
 	}
 }
+
+// discardWriter is a ResponseWriter that keeps nothing: what
+// BenchmarkServeDocuments measures is the server's own work.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkServeDocuments is the server's side of a warm fetch of each
+// table document with 1,000 group versions (the 1,000 CRDs of
+// bench/compare's BenchmarkCRDMany), no socket: what is left of those
+// fetches is the client reading the body.
+//
+//	go test -run XXX -bench ServeDocuments ./registry/
+func BenchmarkServeDocuments(b *testing.B) {
+	reg, err := registry.New(registry.Options{Storage: memory.New(memory.Options{})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reg.Close()
+	for i := range 1000 {
+		if err := reg.Register(thingsIn(fmt.Sprintf("g%04d.many.example.org", i), "v1", "things")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tests := []struct{ name, path, accept string }{
+		{"apis-aggregated-gzip", "/apis", aggregatedAccept},
+		{"openapi-v3-index", "/openapi/v3", ""},
+		{"openapi-v3-gv", "/openapi/v3/apis/g0000.many.example.org/v1", ""},
+	}
+	for _, tt := range tests {
+		b.Run(tt.name, func(b *testing.B) {
+			req := httptest.NewRequest("GET", tt.path, nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			if tt.accept != "" {
+				req.Header.Set("Accept", tt.accept)
+			}
+			for range b.N {
+				reg.ServeHTTP(&discardWriter{h: http.Header{}}, req)
+			}
+		})
+	}
+}
