@@ -45,6 +45,10 @@ func (e *CompileError) Error() string {
 
 func (e *CompileError) Unwrap() error { return ErrInvalidRules }
 
+// FieldErrors are e's errors, which a server answers as the causes of
+// its 422 (kapi's registry does for a CRD's create or update).
+func (e *CompileError) FieldErrors() []schema.FieldError { return e.Errors }
+
 var _ schema.Compiler = Compile
 
 // Compile compiles every x-kubernetes-validations rule of root, a

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -19,12 +20,13 @@ import (
 //	POST customresourcedefinitions widgets.example.com (revision 42)
 //	  → the CRD strategy defaults and validates it (kube's causes on 422),
 //	    stores it with status.storedVersions = [its storage version]
-//	  → the CRD feed (crd_feed.go) sees revision 42: it accepts the names
+//	  → AfterWrite runs the CRD feed's reconcile (crd_feed.go) of the
+//	    CRD in the write's goroutine (crdFeed.sync): it accepts the names
 //	    (NamesAccepted, or False with kube's reason on a conflict), sets
 //	    Established, and registers a Resource per served version
-//	  → AfterWrite waits until the feed has handled revision 42, so the
-//	    201 is sent once widgets.example.com is served: the next request
-//	    may create a Widget.
+//	  → so the 201 is sent once widgets.example.com is served: the next
+//	    request may create a Widget; the feed, seeing revision 42, finds
+//	    nothing left to do.
 //
 // Updates re-register the kinds (Replace: the next request uses the new
 // schema, columns, subresources, selectable fields and versions). A
@@ -46,6 +48,7 @@ type crdObject struct {
 	Metadata struct {
 		Name              string            `json:"name"`
 		UID               string            `json:"uid"`
+		Generation        int64             `json:"generation"`
 		DeletionTimestamp string            `json:"deletionTimestamp"`
 		Finalizers        []string          `json:"finalizers"`
 		Annotations       map[string]string `json:"annotations"`
@@ -186,6 +189,44 @@ func (s *crdStatus) setCondition(c crdCondition, now string) {
 	*old = c
 }
 
+// crdStorageVersion is the name of obj's version marked storage, or "":
+// read from the decoded object, without readCRD's pass over all of it.
+func crdStorageVersion(obj Object) string {
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		if m, _ := v.(map[string]any); m["storage"] == true {
+			name, _ := m["name"].(string)
+			return name
+		}
+	}
+	return ""
+}
+
+// readCRDStatus reads obj's status and its versions' names and storage
+// marks (what kube's status strategy checks), without its schemas.
+func readCRDStatus(obj Object) (crdStatus, []crdVersion, error) {
+	var st crdStatus
+	if raw, ok := obj["status"]; ok {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return st, nil, err
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			return st, nil, err
+		}
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	out := make([]crdVersion, 0, len(versions))
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		name, _ := m["name"].(string)
+		out = append(out, crdVersion{Name: name, Storage: m["storage"] == true})
+	}
+	return st, out, nil
+}
+
 // storageVersion is the name of the version marked storage, or "".
 func (s *crdSpec) storageVersion() string {
 	for _, v := range s.Versions {
@@ -212,26 +253,20 @@ func (r *Registry) crdResource() *Resource {
 		},
 		PrepareForCreate: func(_ context.Context, obj Object) error {
 			st := crdStatus{AcceptedNames: crdNames{}}
-			if c, err := readCRD(obj); err == nil {
-				if v := c.Spec.storageVersion(); v != "" {
-					st.StoredVersions = []string{v}
-				}
+			if v := crdStorageVersion(obj); v != "" {
+				st.StoredVersions = []string{v}
 			}
 			obj["status"] = toJSONValue(st)
 			return nil
 		},
 		PrepareForUpdate: func(_ context.Context, obj, _ Object) error {
-			c, err := readCRD(obj)
-			if err != nil {
-				return nil // validation reports it
-			}
-			if v := c.Spec.storageVersion(); v != "" && !slices.Contains(c.Status.StoredVersions, v) {
-				st, _ := obj["status"].(map[string]any)
+			st, _ := obj["status"].(map[string]any)
+			l, _ := st["storedVersions"].([]any)
+			if v := crdStorageVersion(obj); v != "" && !slices.Contains(l, any(v)) {
 				if st == nil {
 					st = map[string]any{}
 					obj["status"] = st
 				}
-				l, _ := st["storedVersions"].([]any)
 				st["storedVersions"] = append(l, v)
 			}
 			return nil
@@ -276,7 +311,7 @@ func (r *Registry) crdResource() *Resource {
 			obj["status"] = toJSONValue(c.Status)
 			return nil
 		},
-		AfterWrite: func(ctx context.Context, _ Object, rev uint64) { r.crds.wait(ctx, rev) },
+		AfterWrite: func(ctx context.Context, obj Object, rev uint64) { r.crds.sync(ctx, obj.Name(), rev) },
 	}
 	return res
 }
@@ -288,22 +323,55 @@ func (r *Registry) validateCRD(obj, old Object) []FieldError {
 	if errs := validateCRD(obj, old); len(errs) > 0 {
 		return errs
 	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil
+	crd, errs := servable(obj)
+	if len(errs) > 0 {
+		return errs
 	}
-	crds, err := schema.ParseCRDs(b)
-	if err != nil || len(crds) != 1 {
-		return nil // validateCRD's servable reported it
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	schemaOf := func(v any) any {
+		m, _ := v.(map[string]any)
+		return m["schema"]
 	}
-	var errs []FieldError
-	for _, res := range FromCRD(crds[0]) {
-		if err := r.prepare(res); err != nil {
-			i := slices.IndexFunc(crds[0].Versions, func(v schema.Version) bool { return v.Name == res.Version })
+	hoisted := len(versions) > 0 // every version has the same schema
+	for _, v := range versions {
+		hoisted = hoisted && reflect.DeepEqual(schemaOf(v), schemaOf(versions[0]))
+	}
+	for _, res := range FromCRD(crd) {
+		err := r.prepare(res)
+		if err == nil {
+			continue
+		}
+		i := slices.IndexFunc(crd.Versions, func(v schema.Version) bool { return v.Name == res.Version })
+		var rules ruleErrors
+		switch {
+		case errors.As(err, &rules) && hoisted:
+			// kube checks a schema all versions share once, as its
+			// internal type's spec.validation.
+			for _, fe := range rules.FieldErrors() {
+				fe.Field = "spec.validation." + fe.Field
+				errs = append(errs, fe)
+			}
+			return errs
+		case errors.As(err, &rules):
+			for _, fe := range rules.FieldErrors() {
+				fe.Field = fmt.Sprintf("spec.versions[%d].schema.", i) + fe.Field
+				errs = append(errs, fe)
+			}
+		default:
 			errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i), Value: "", Detail: err.Error()})
 		}
 	}
 	return errs
+}
+
+// ruleErrors is an Options.CEL compiler's error that lists kube's field
+// errors for a schema's rules (the cel module's *CompileError), with
+// paths from openAPIV3Schema: a CRD's create answers them as its causes,
+// as kube's CRD validation does (their cost limits included).
+type ruleErrors interface {
+	error
+	FieldErrors() []FieldError
 }
 
 // defaultCRD sets kube's defaults of a v1 CRD: names.singular and

@@ -24,7 +24,7 @@ import (
 // printer columns, selectable fields, conversion, storedVersions and the
 // api-approved annotation of protected groups; on update, the group and
 // plural cannot change, nor the scope and kind once established. A CRD
-// this passes is one schema.ParseCRDs reads, so its kinds can be served.
+// this passes and servable reads can have its kinds served.
 //
 // Worked example: a v1 CRD whose one version's schema has a property
 // without a type answers 422 with the cause
@@ -164,38 +164,36 @@ func validateCRD(obj, old Object) []FieldError {
 			}
 		}
 	}
-	if len(errs) == 0 {
-		errs = servable(obj)
-	}
 	return errs
 }
 
 // validateCRDStatus is kube's validation of a CRD's status: its accepted
 // names, and its storedVersions against its versions.
 func validateCRDStatus(obj Object) []FieldError {
-	c, err := readCRD(obj)
+	st, versions, err := readCRDStatus(obj)
 	if err != nil {
 		return []FieldError{{Type: validation.TypeInvalid, Field: "status", Value: "", Detail: err.Error()}}
 	}
-	errs := validateNames(c.Status.AcceptedNames, "status.acceptedNames")
-	return append(errs, validateStoredVersions(c.Status.StoredVersions, c.Spec.Versions)...)
+	errs := validateNames(st.AcceptedNames, "status.acceptedNames")
+	return append(errs, validateStoredVersions(st.StoredVersions, versions)...)
 }
 
-// servable checks that schema.ParseCRDs reads the CRD (what serving its
-// kinds takes), for what validateCRD does not check itself.
-func servable(obj Object) []FieldError {
+// servable reads the CRD as serving its kinds takes (schema.ParseCRD),
+// reporting what validateCRD does not check itself.
+func servable(obj Object) (schema.CRD, []FieldError) {
 	b, err := json.Marshal(obj)
 	if err != nil {
-		return []FieldError{{Type: validation.TypeInvalid, Field: "spec", Value: "", Detail: err.Error()}}
+		return schema.CRD{}, []FieldError{{Type: validation.TypeInvalid, Field: "spec", Value: "", Detail: err.Error()}}
 	}
-	if _, err := schema.ParseCRDs(b); err != nil {
+	crd, err := schema.ParseCRD(b)
+	if err != nil {
 		var e *schema.Error
 		if errors.As(err, &e) {
-			return []FieldError{{Type: validation.TypeInvalid, Field: kubePath(e.Path), Value: "", Detail: e.Err.Error()}}
+			return crd, []FieldError{{Type: validation.TypeInvalid, Field: kubePath(e.Path), Value: "", Detail: e.Err.Error()}}
 		}
-		return []FieldError{{Type: validation.TypeInvalid, Field: "spec", Value: "", Detail: err.Error()}}
+		return crd, []FieldError{{Type: validation.TypeInvalid, Field: "spec", Value: "", Detail: err.Error()}}
 	}
-	return nil
+	return crd, nil
 }
 
 // schemaOf is a version's schema.openAPIV3Schema, or nil.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,9 +37,13 @@ import (
 //     which lets it go; an instance that stays (its own finalizers) makes
 //     the feed look again a second later.
 //
-// A CRD write returns once the feed has handled its revision (AfterWrite
-// → wait), so the kinds of a created CRD are served when the 201 is sent.
-// The feed's own writes do not wait (they are made with feedWrite in
+// A CRD write returns once its CRD is reconciled (AfterWrite → sync): the
+// write's own goroutine reconciles it at once, taking its turn with the
+// feed (one reconcile at a time), so the kinds of a created CRD are
+// served when the 201 is sent without waiting for the watch to deliver
+// the event to the feed's goroutine (and the scheduler to run both in
+// turn); the feed then finds that revision's CRD reconciled already.
+// The feed's own writes do not sync (they are made with feedWrite in
 // their context).
 
 // crdSyncTimeout bounds how long a CRD write waits for the feed.
@@ -61,10 +66,15 @@ type crdFeed struct {
 	// synced is closed once the stored CRDs at start are handled.
 	synced chan struct{}
 
+	// turn is held (a token in it) by each reconcile: the feed's, or a
+	// CRD write's own (sync).
+	turn chan struct{}
+
 	mu      sync.Mutex
-	rev     uint64                // the last revision handled
-	changed chan struct{}         // closed (and replaced) when rev changes
-	crds    map[string]*crdServed // by CRD name
+	rev     uint64                           // the last revision handled
+	changed chan struct{}                    // closed (and replaced) when rev changes
+	crds    map[string]*crdServed            // by CRD name
+	groups  map[string]map[string]*crdServed // the same, by group then name: whom a CRD's names may conflict with
 }
 
 // crdServed is what the feed knows of one CRD.
@@ -85,7 +95,7 @@ type crdServed struct {
 func (r *Registry) startCRDs(res *Resource) {
 	ctx, stop := context.WithCancel(context.Background())
 	f := &crdFeed{r: r, res: res, stop: stop, retry: make(chan string, 16), synced: make(chan struct{}),
-		changed: make(chan struct{}), crds: map[string]*crdServed{}}
+		changed: make(chan struct{}), crds: map[string]*crdServed{}, groups: map[string]map[string]*crdServed{}, turn: make(chan struct{}, 1)}
 	r.crds = f
 	f.done.Add(1)
 	go func() {
@@ -107,9 +117,14 @@ func (f *crdFeed) close() {
 	}
 }
 
+// feedContext is ctx with the feed's identity: its writes are made as
+// kube-apiserver's loopback client, and are not synced (feedWrite).
+func feedContext(ctx context.Context) context.Context {
+	return request.WithUser(context.WithValue(ctx, feedWriteKey{}, true), apiserverUser)
+}
+
 func (f *crdFeed) run(ctx context.Context) {
-	ctx = context.WithValue(ctx, feedWriteKey{}, true)
-	ctx = request.WithUser(ctx, apiserverUser)
+	ctx = feedContext(ctx)
 	for ctx.Err() == nil {
 		w, err := f.r.store.Watch(ctx, f.res.keyPrefix(), storage.WatchOptions{Recursive: true, Initial: true, InitialEnd: true})
 		if err != nil {
@@ -133,7 +148,7 @@ func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
 		case <-ctx.Done():
 			return
 		case name := <-f.retry:
-			f.reconcile(ctx, name)
+			f.reconcileOne(ctx, name)
 		case ev, ok := <-w.ResultChan():
 			if !ok || ev.Type == watch.Error {
 				return
@@ -144,14 +159,17 @@ func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
 					seen[name] = true
 				}
 				if ev.Type != watch.Deleted {
-					f.note(name, o)
+					var c crdObject
+					if json.Unmarshal(o.Value, &c) == nil {
+						f.note(name, &c)
+					}
 				}
-				f.reconcile(ctx, name)
+				f.reconcileOne(ctx, name)
 			}
 			if ev.InitialEventsEnd && seen != nil {
 				for name := range f.known() {
 					if !seen[name] {
-						f.reconcile(ctx, name) // gone while no watch ran
+						f.reconcileOne(ctx, name) // gone while no watch ran
 					}
 				}
 				seen = nil
@@ -172,11 +190,7 @@ func (f *crdFeed) follow(ctx context.Context, w watch.Interface) {
 
 // note records a stored CRD's accepted names, which the names of the
 // others of its group are checked against.
-func (f *crdFeed) note(name string, o storage.Object) {
-	var c crdObject
-	if json.Unmarshal(o.Value, &c) != nil {
-		return
-	}
+func (f *crdFeed) note(name string, c *crdObject) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.crds[name]
@@ -184,7 +198,24 @@ func (f *crdFeed) note(name string, o storage.Object) {
 		s = &crdServed{terminating: &atomic.Bool{}}
 		f.crds[name] = s
 	}
+	if s.group != c.Spec.Group {
+		f.forgetGroup(name, s.group)
+		if f.groups[c.Spec.Group] == nil {
+			f.groups[c.Spec.Group] = map[string]*crdServed{}
+		}
+		f.groups[c.Spec.Group][name] = s
+	}
 	s.group, s.accepted = c.Spec.Group, c.Status.AcceptedNames
+}
+
+// forgetGroup removes the CRD name from group's index (f.mu held).
+func (f *crdFeed) forgetGroup(name, group string) {
+	if g := f.groups[group]; g != nil {
+		delete(g, name)
+		if len(g) == 0 {
+			delete(f.groups, group)
+		}
+	}
 }
 
 func (f *crdFeed) known() map[string]bool {
@@ -195,6 +226,43 @@ func (f *crdFeed) known() map[string]bool {
 		out[n] = true
 	}
 	return out
+}
+
+// reconcileOne reconciles the CRD called name, in its turn.
+func (f *crdFeed) reconcileOne(ctx context.Context, name string) {
+	f.turn <- struct{}{}
+	defer func() { <-f.turn }()
+	f.reconcile(ctx, name)
+}
+
+// sync reconciles the CRD called name, stored at revision rev by a
+// write of a client's, in the write's goroutine. Before the feed has
+// handled the CRDs stored at start, or when the turn does not come
+// within crdSyncTimeout (a reconcile held up, say, by an admission
+// webhook that itself writes a CRD), it waits for the feed instead. The
+// feed's own writes do not sync.
+func (f *crdFeed) sync(ctx context.Context, name string, rev uint64) {
+	if f == nil || ctx.Value(feedWriteKey{}) != nil {
+		return
+	}
+	select {
+	case <-f.synced:
+	default:
+		f.wait(ctx, rev)
+		return
+	}
+	timeout := time.NewTimer(crdSyncTimeout)
+	defer timeout.Stop()
+	select {
+	case f.turn <- struct{}{}:
+	case <-timeout.C:
+		f.wait(ctx, rev)
+		return
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-f.turn }()
+	f.reconcile(feedContext(context.WithoutCancel(ctx)), name)
 }
 
 // wait waits until the feed has handled revision rev (crdSyncTimeout at
@@ -240,8 +308,12 @@ func (f *crdFeed) reconcile(ctx context.Context, name string) {
 		f.r.log.Error("the CRD feed cannot decode a CRD", "name", name, "err", err)
 		return
 	}
+	f.note(name, &c) // the names as stored before this reconcile's write; refreshed by its event
 	st := c.Status
 	st.Conditions = slices.Clone(st.Conditions)
+	st.AcceptedNames.ShortNames = slices.Clone(st.AcceptedNames.ShortNames)
+	st.AcceptedNames.Categories = slices.Clone(st.AcceptedNames.Categories)
+	st.StoredVersions = slices.Clone(st.StoredVersions)
 	accepted, namesCond, estCond := f.names(name, &c)
 	if !c.Status.isTrue(condEstablished) && estCond.Status == condTrue {
 		// kube's establishing controller: a webhook whose CA bundle
@@ -261,7 +333,6 @@ func (f *crdFeed) reconcile(ctx context.Context, name string) {
 		}
 		c.Status = st
 	}
-	f.note(name, cur) // the names as stored before this write; refreshed by its event
 	f.mu.Lock()
 	f.crds[name].accepted = st.AcceptedNames
 	f.mu.Unlock()
@@ -291,8 +362,8 @@ func statusEqual(a, b crdStatus) bool {
 func (f *crdFeed) names(name string, c *crdObject) (crdNames, crdCondition, crdCondition) {
 	used, kinds := map[string]bool{}, map[string]bool{}
 	f.mu.Lock()
-	for n, s := range f.crds {
-		if n == name || s.group != c.Spec.Group {
+	for n, s := range f.groups[c.Spec.Group] {
+		if n == name {
 			continue
 		}
 		for _, x := range append([]string{s.accepted.Plural, s.accepted.Singular}, s.accepted.ShortNames...) {
@@ -405,9 +476,15 @@ func (f *crdFeed) update(ctx context.Context, name, sub string, edit func(old Ob
 // serve registers (or replaces) the kinds of c, stored as value, unless
 // they are served as they are.
 func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
-	spec, _ := json.Marshal(c.Spec)
+	// The spec is named by its generation (which every change of the
+	// spec bumps), or by its JSON when it has none.
+	spec := []byte(strconv.FormatInt(c.Metadata.Generation, 10))
+	if c.Metadata.Generation == 0 {
+		spec, _ = json.Marshal(c.Spec)
+	}
 	names, _ := json.Marshal(c.Status.AcceptedNames)
-	sum := sha256.Sum256(append(append([]byte(c.Metadata.UID+"\x00"), spec...), names...))
+	many := len(c.Status.StoredVersions) > 1 // a storage version is kept even with one version
+	sum := sha256.Sum256(slices.Concat([]byte(c.Metadata.UID+"\x00"+strconv.FormatBool(many)+"\x00"), spec, []byte{0}, names))
 	fp := string(sum[:])
 	f.mu.Lock()
 	s := f.crds[name]
@@ -417,13 +494,12 @@ func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
 	if same {
 		return
 	}
-	crds, err := schema.ParseCRDs(value)
-	if err != nil || len(crds) != 1 {
+	crd, err := schema.ParseCRD(value)
+	if err != nil {
 		f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
 		f.unserve(name)
 		return
 	}
-	crd := crds[0]
 	a := c.Status.AcceptedNames
 	crd.Names = schema.Names{Plural: a.Plural, Singular: a.Singular, Kind: a.Kind, ListKind: a.ListKind, ShortNames: a.ShortNames, Categories: a.Categories}
 	if crd.Names.Singular == "" {
@@ -523,6 +599,9 @@ func (f *crdFeed) unserve(name string) {
 	}
 	if _, err := f.r.store.Get(context.Background(), f.res.objectKey("", name), storage.GetOptions{}); storage.IsNotFound(err) {
 		f.mu.Lock()
+		if s := f.crds[name]; s != nil {
+			f.forgetGroup(name, s.group)
+		}
 		delete(f.crds, name)
 		f.mu.Unlock()
 	}

@@ -63,7 +63,8 @@
 // Register, Replace and Unregister publish a new immutable table behind
 // an atomic pointer (copy-on-write), which every request reads without a
 // lock; discovery, aggregated discovery and OpenAPI v2/v3 are built once
-// per table, and per group version only where a change touched it. A
+// per table, and per group version only where a change touched it, and
+// served with kube's ETags and caching headers (openapi.go, discovery.go). A
 // replaced or removed resource's watches end (a second later, as kube's).
 // apiextensions.k8s.io/v1 CustomResourceDefinitions are served as a
 // resource (apiextensions.go, kube's validation in

@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"bytes"
 	"compress/gzip"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/registry/internal/openapi"
@@ -17,12 +19,26 @@ import (
 // and `kubectl explain` reads the schemas.
 
 // serveOpenAPI serves /openapi/v3 and /openapi/v3/{api/v1,apis/G/V},
-// from the documents cached with the table (restable.go).
+// from the documents cached with the table (restable.go), as
+// kube-openapi's handler3 serves them: uncompressed, with an ETag and
+// Last-Modified (http.ServeContent: 304 to a matching If-None-Match).
+// A group version's document asked for with the hash of the index's URL
+// is immutable (Cache-Control: public, immutable); with an older hash, it
+// is a 301 to the current URL.
+//
+// Worked example: the index lists "apis/example.com/v1" with
+// serverRelativeURL "/openapi/v3/apis/example.com/v1?hash=9F86…"; a GET
+// of that URL answers the document with Etag "9F86…"; once the group
+// version changes, the same URL answers 301 with Location
+// /openapi/v3/apis/example.com/v1?hash=<the new hash>.
 func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path string) {
 	rest := strings.TrimPrefix(strings.TrimPrefix(path, "/openapi/v3"), "/")
 	t := r.tab.Load()
 	if rest == "" {
-		t.openAPIIndex().serve(w, req)
+		d := t.openAPIIndex(r.opts.Now())
+		w.Header().Set("Etag", d.etag)
+		w.Header().Set("Content-Type", "application/json")
+		http.ServeContent(w, req, "/openapi/v3", d.modified, bytes.NewReader(d.raw))
 		return
 	}
 	group, version := "", ""
@@ -37,8 +53,21 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 		writeStatus(w, req, errPathNotFound())
 		return
 	}
-	doc := gv.openAPIV3(r.opts.Version.GitVersion)
-	writeBody(w, req, http.StatusOK, negotiate.JSON, doc)
+	doc := gv.openAPIV3(r.opts.Version.GitVersion, r.opts.Now())
+	h := w.Header()
+	h.Add("Vary", "Accept")
+	h.Set("Content-Type", "application/json")
+	h.Set("Etag", strconv.Quote(gv.hash))
+	if hash := req.URL.Query().Get("hash"); hash != "" {
+		if hash != gv.hash {
+			http.Redirect(w, req, "/openapi/v3/"+gv.path+"?hash="+gv.hash, http.StatusMovedPermanently)
+			return
+		}
+		h.Set("Vary", "Accept")
+		h.Set("Cache-Control", "public, immutable")
+		h.Set("Expires", r.opts.Now().AddDate(1, 0, 0).Format(time.RFC1123))
+	}
+	http.ServeContent(w, req, "", gv.v3Modified, bytes.NewReader(doc))
 }
 
 // OpenAPIDefinitions are a resource's schema as OpenAPI v3 definitions,

@@ -188,7 +188,7 @@ func New(opts Options) (*Registry, error) {
 		opts: opts, store: opts.Storage, log: log,
 		authorizer: opts.Authorizer,
 	}
-	r.tab.Store(&resTable{resources: map[string]*Resource{}, groups: map[string]map[string]*groupVer{}})
+	r.tab.Store(&resTable{seq: tableSeq.Add(1), resources: map[string]*Resource{}, groups: map[string]map[string]*groupVer{}})
 	if r.authorizer == nil {
 		r.authorizer = authz.AlwaysAllow
 	}

@@ -162,7 +162,7 @@ func newMergeSchema(s *schema.Schema) *schema.Schema {
 	if m.Properties == nil {
 		m.Properties = map[string]*schema.Schema{}
 	}
-	m.Properties["metadata"] = objectMeta
+	m.Properties["metadata"] = objectMeta // shared: never changed
 	return &m
 }
 

@@ -3,8 +3,10 @@ package registry
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
+	"crypto/rand"
+	"crypto/sha512"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kapi-dev/kapi/registry/internal/discovery"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
@@ -35,7 +38,14 @@ import (
 //     groupVer, survive the change. The table's own documents (the
 //     aggregated discovery lists, /apis, the OpenAPI v3 index and the
 //     whole-server OpenAPI v2) are built lazily once per table, from the
-//     group versions' cached parts.
+//     group versions' cached parts (the index from each groupVer's
+//     entry, made with it), and compressed at most once.
+//   - Documents are named without being hashed (docHash): a table's by
+//     its number (their ETags), a groupVer's OpenAPI v3 document by the
+//     groupVer's number (its index hash and ETag). Both change whenever
+//     the document may have, and only then for a groupVer: a client that
+//     cached one group version's document keeps it across changes of
+//     others.
 //   - A Resource is registered once: it is retired (its retired channel
 //     closed) when a change removes or replaces it, which ends its open
 //     watches, as apiextensions-apiserver's storage teardown ends them.
@@ -46,34 +56,40 @@ import (
 // The next GET /openapi/v3/apis/G/V of the changed group version builds
 // that one document; the 999 others are served from their groupVers'
 // caches; the next GET /apis (aggregated) concatenates 1,000 cached
-// fragments, one of them rebuilt.
+// fragments, one of them rebuilt, and the next GET /openapi/v3
+// concatenates 1,000 index entries, the changed one with a new hash.
 type resTable struct {
+	seq       uint64                          // numbers the tables made: the version of its documents
 	resources map[string]*Resource            // by group/version/plural
 	groups    map[string]map[string]*groupVer // group → version → resources
 
-	docsOnce  sync.Once
-	docs      tableDocs
-	indexOnce sync.Once
-	index     *doc // the /openapi/v3 index
-	v2Once    sync.Once
-	v2        *openapi.V2
-	v2Err     error
+	aggOnce          sync.Once
+	aggCore, aggAPIs *doc // apidiscovery.k8s.io/v2 of /api and /apis
+	docsOnce         sync.Once
+	docs             tableDocs
+	indexOnce        sync.Once
+	index            *doc // the /openapi/v3 index
+	v2Once           sync.Once
+	v2               *openapi.V2
+	v2Err            error
 }
 
-// tableDocs are a table's own documents, built together on first use.
+// tableDocs are a table's legacy discovery documents, built together on
+// first use.
 type tableDocs struct {
-	aggregatedCore, aggregatedAPIs []byte // apidiscovery.k8s.io/v2 of /api and /apis
-	apiGroupList                   *doc   // the APIGroupList of /apis
-	groupDocs                      map[string][]byte
+	apiGroupList *doc // the APIGroupList of /apis
+	groupDocs    map[string][]byte
 }
 
 // doc is a JSON document served as it is, with its gzip form made once
 // (the first time a client that accepts gzip asks for it) when it is
-// large enough to be compressed.
+// large enough to be compressed, and the ETag of this version of it.
 type doc struct {
-	raw    []byte
-	gzOnce sync.Once
-	gz     []byte
+	raw      []byte
+	etag     string    // quoted; "" for none
+	modified time.Time // when it was built
+	gzOnce   sync.Once
+	gz       []byte
 }
 
 // serve writes d as writeBody would, from the cached forms.
@@ -82,22 +98,52 @@ func (d *doc) serve(w http.ResponseWriter, req *http.Request) {
 		writeBody(w, req, http.StatusOK, negotiate.JSON, d.raw)
 		return
 	}
+	h := w.Header()
+	h.Set("Content-Type", negotiate.Types[negotiate.JSON])
+	d.serveGzip(w)
+}
+
+// serveGzip writes d's gzip form with the headers already set.
+func (d *doc) serveGzip(w http.ResponseWriter) {
 	d.gzOnce.Do(func() {
 		var b bytes.Buffer
 		gw := gzipWriters.Get().(*gzip.Writer)
 		gw.Reset(&b)
 		gw.Write(d.raw)
 		gw.Close()
+		gw.Reset(nil)
 		gzipWriters.Put(gw)
 		d.gz = b.Bytes()
 	})
 	h := w.Header()
-	h.Set("Content-Type", negotiate.Types[negotiate.JSON])
 	h.Set("Content-Encoding", "gzip")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Length", strconv.Itoa(len(d.gz)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(d.gz)
+}
+
+// docNonce makes this process's document hashes its own: two processes
+// that number their tables alike still name their documents apart, so a
+// client's cache never takes one server's document for another's.
+var docNonce = func() []byte {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return b
+}()
+
+// docHash names one version of a document as kube names its documents
+// (hex SHA-512, uppercase): a hash of what identifies that version (a
+// table's or a groupVer's number), not of the document's bytes, so it
+// costs nothing to compute and changes whenever the document may have.
+func docHash(parts ...string) string {
+	h := sha512.New()
+	h.Write(docNonce)
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return strings.ToUpper(hex.EncodeToString(h.Sum(nil)))
 }
 
 // groupVer is one served group version and its resources, in plural
@@ -112,21 +158,33 @@ type groupVer struct {
 	aggregated []byte // its apidiscovery.k8s.io/v2 version entry
 
 	seq uint64 // numbers this groupVer among every one made: its documents' version
+	// path is its OpenAPI v3 path ("apis/G/V"); hash names this version
+	// of its OpenAPI v3 document (its ETag and its index URL's hash);
+	// indexEntry is its member of the index's "paths": all three made
+	// with the groupVer, so the index is a concatenation.
+	path, hash string
+	indexEntry []byte
 
-	v3Once sync.Once
-	v3     []byte
+	v3Once     sync.Once
+	v3         []byte
+	v3Modified time.Time // when v3 was built
 }
 
-// groupVerSeq numbers the groupVers (restable.go's change makes them).
-var groupVerSeq atomic.Uint64
+// groupVerSeq numbers the groupVers and tableSeq the tables (restable.go's
+// change makes them).
+var groupVerSeq, tableSeq atomic.Uint64
 
-// v3Hash is the hash in gv's /openapi/v3 index entry: a name of this
-// version of its document, which changes with it (as kube's, a digest
-// of the document, does) but costs nothing to compute, so the index of a
-// thousand group versions is built without building their documents.
-func (gv *groupVer) v3Hash() string {
-	sum := sha256.Sum256([]byte(gv.path() + "\x00" + strconv.FormatUint(gv.seq, 10)))
-	return strings.ToUpper(hex.EncodeToString(sum[:]))
+// newGroupVer is an empty groupVer of g/v with its names.
+func newGroupVer(g, v string) *groupVer {
+	gv := &groupVer{group: g, version: v, seq: groupVerSeq.Add(1)}
+	gv.path = openapi.GroupVersion{Group: g, Version: v}.Path()
+	// kube's hash is the document's SHA-512; this one names the version
+	// of the document without building it (see docHash).
+	gv.hash = docHash("openapi/v3", gv.path, strconv.FormatUint(gv.seq, 10))
+	p, _ := json.Marshal(gv.path)
+	u, _ := json.Marshal("/openapi/v3/" + gv.path + "?hash=" + gv.hash)
+	gv.indexEntry = slices.Concat(p, []byte(`:{"serverRelativeURL":`), u, []byte(`}`))
+	return gv
 }
 
 func tableID(group, version, plural string) string { return group + "/" + version + "/" + plural }
@@ -149,33 +207,35 @@ func (gv *groupVer) built() *groupVer {
 	return gv
 }
 
-// openAPIV3 returns gv's OpenAPI v3 document.
-func (gv *groupVer) openAPIV3(gitVersion string) []byte {
+// openAPIV3 returns gv's OpenAPI v3 document, built once (at now).
+func (gv *groupVer) openAPIV3(gitVersion string, now time.Time) []byte {
 	gv.v3Once.Do(func() {
 		d := openapi.GroupVersion{Group: gv.group, Version: gv.version}
 		for _, res := range gv.resources {
 			d.Resources = append(d.Resources, res.openAPI())
 		}
-		gv.v3 = mustJSON(openapi.V3(gitVersion, d))
+		gv.v3, gv.v3Modified = mustJSON(openapi.V3(gitVersion, d)), now
 	})
 	return gv.v3
-}
-
-func (gv *groupVer) path() string {
-	return openapi.GroupVersion{Group: gv.group, Version: gv.version}.Path()
 }
 
 // versions are group's versions, the preferred first (kube's version
 // priority: GA before beta before alpha, higher numbers first).
 func (t *resTable) versions(group string) []*groupVer {
-	vs := slices.Collect(maps.Values(t.groups[group]))
-	slices.SortFunc(vs, func(a, b *groupVer) int { return discovery.CompareVersions(a.version, b.version) })
-	return vs
+	vs := t.groups[group]
+	if len(vs) == 1 {
+		for _, gv := range vs {
+			return []*groupVer{gv}
+		}
+	}
+	out := slices.Collect(maps.Values(vs))
+	slices.SortFunc(out, func(a, b *groupVer) int { return discovery.CompareVersions(a.version, b.version) })
+	return out
 }
 
 // groupNames are the named groups, in order.
 func (t *resTable) groupNames() []string {
-	var out []string
+	out := make([]string, 0, len(t.groups))
 	for g := range t.groups {
 		if g != "" {
 			out = append(out, g)
@@ -194,12 +254,13 @@ func (t *resTable) group(name string) discovery.Group {
 	return g
 }
 
-// documents returns the table's own documents, building them once.
-func (t *resTable) documents(gitVersion string) *tableDocs {
-	t.docsOnce.Do(func() {
-		d := &t.docs
-		aggregated := func(names []string) []byte {
-			var groups []discovery.AggregatedGroup
+// aggregated returns the table's apidiscovery.k8s.io/v2 documents of /api
+// and /apis, building them once: a concatenation of the group versions'
+// cached entries.
+func (t *resTable) aggregated() (core, apis *doc) {
+	t.aggOnce.Do(func() {
+		build := func(which string, names []string) *doc {
+			groups := make([]discovery.AggregatedGroup, 0, len(names))
 			for _, g := range names {
 				ag := discovery.AggregatedGroup{Name: g}
 				for _, gv := range t.versions(g) {
@@ -207,11 +268,20 @@ func (t *resTable) documents(gitVersion string) *tableDocs {
 				}
 				groups = append(groups, ag)
 			}
-			return discovery.AssembleAggregated(groups)
+			return &doc{raw: discovery.AssembleAggregated(groups), etag: strconv.Quote(docHash(which, strconv.FormatUint(t.seq, 10)))}
 		}
+		t.aggCore, t.aggAPIs = build("/api", []string{""}), build("/apis", t.groupNames())
+	})
+	return t.aggCore, t.aggAPIs
+}
+
+// documents returns the table's legacy discovery documents, building
+// them once.
+func (t *resTable) documents() *tableDocs {
+	t.docsOnce.Do(func() {
+		d := &t.docs
 		names := t.groupNames()
-		d.aggregatedCore, d.aggregatedAPIs = aggregated([]string{""}), aggregated(names)
-		groups := []discovery.APIGroup{}
+		groups := make([]discovery.APIGroup, 0, len(names))
 		d.groupDocs = make(map[string][]byte, len(names))
 		for _, g := range names {
 			ag := discovery.NewAPIGroup(t.group(g))
@@ -224,26 +294,29 @@ func (t *resTable) documents(gitVersion string) *tableDocs {
 	return &t.docs
 }
 
-// openAPIIndex returns the table's /openapi/v3 index, building it once.
-func (t *resTable) openAPIIndex() *doc {
+// openAPIIndex returns the table's /openapi/v3 index, building it once
+// (at now) from the group versions' entries.
+func (t *resTable) openAPIIndex(now time.Time) *doc {
 	t.indexOnce.Do(func() {
 		var gvs []*groupVer
+		size := 0
 		for _, vs := range t.groups {
 			for _, gv := range vs {
 				gvs = append(gvs, gv)
+				size += len(gv.indexEntry) + 1
 			}
 		}
-		slices.SortFunc(gvs, func(a, b *groupVer) int { return strings.Compare(a.path(), b.path()) })
-		var b bytes.Buffer
-		b.WriteString(`{"paths":{`)
+		slices.SortFunc(gvs, func(a, b *groupVer) int { return strings.Compare(a.path, b.path) })
+		b := make([]byte, 0, size+len(`{"paths":{}}`))
+		b = append(b, `{"paths":{`...)
 		for i, gv := range gvs {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			fmt.Fprintf(&b, `%q:{"serverRelativeURL":%q}`, gv.path(), "/openapi/v3/"+gv.path()+"?hash="+gv.v3Hash())
+			b = append(b, gv.indexEntry...)
 		}
-		b.WriteString(`}}`)
-		t.index = &doc{raw: b.Bytes()}
+		b = append(b, `}}`...)
+		t.index = &doc{raw: b, etag: strconv.Quote(docHash("/openapi/v3", strconv.FormatUint(t.seq, 10))), modified: now}
 	})
 	return t.index
 }
@@ -262,7 +335,7 @@ func (r *Registry) change(c tableChange) error {
 	r.tableMu.Lock()
 	defer r.tableMu.Unlock()
 	old := r.tab.Load()
-	next := &resTable{resources: maps.Clone(old.resources), groups: maps.Clone(old.groups)}
+	next := &resTable{seq: tableSeq.Add(1), resources: maps.Clone(old.resources), groups: maps.Clone(old.groups)}
 	touched := map[[2]string]bool{}
 	var retired []*Resource
 	for _, id := range c.remove {
@@ -288,8 +361,17 @@ func (r *Registry) change(c tableChange) error {
 		if vs == nil {
 			vs = map[string]*groupVer{}
 		}
-		gv := &groupVer{group: g, version: v, seq: groupVerSeq.Add(1)}
-		for _, res := range next.resources {
+		gv := newGroupVer(g, v)
+		// The group version's resources: the old ones still served, and
+		// those added (not a walk of every resource of the table).
+		if prev := vs[v]; prev != nil {
+			for _, res := range prev.resources {
+				if next.resources[tableID(res.Group, res.Version, res.Plural)] == res {
+					gv.resources = append(gv.resources, res)
+				}
+			}
+		}
+		for _, res := range c.add {
 			if res.Group == g && res.Version == v {
 				gv.resources = append(gv.resources, res)
 			}

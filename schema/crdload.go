@@ -142,6 +142,37 @@ var (
 	colTypes = map[string]bool{"integer": true, "number": true, "string": true, "boolean": true, "date": true}
 )
 
+// ParseCRD reads one apiextensions.k8s.io/v1 CustomResourceDefinition
+// given as a JSON object, as ParseCRDs reads it (with its checks and
+// defaults), without ParseCRDs' passes over YAML and generic values: the
+// form a server that stores CRDs as JSON reads them in, once per write.
+func ParseCRD(b []byte) (CRD, error) {
+	var d crdDoc
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		// Named as ParseCRDs names it: by metadata.name when it reads.
+		where := "document 1"
+		var named struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(b, &named) == nil && named.Metadata.Name != "" {
+			where = named.Metadata.Name
+		}
+		return CRD{}, &Error{CRD: where, Err: err}
+	}
+	where := d.Metadata.Name
+	if where == "" {
+		where = "document 1"
+	}
+	if d.Kind != "CustomResourceDefinition" {
+		return CRD{}, &Error{CRD: where, Path: "kind", Err: fmt.Errorf("%q is not CustomResourceDefinition", d.Kind)}
+	}
+	return readCRDDoc(&d, where)
+}
+
 func readCRD(m map[string]any, where string) (CRD, error) {
 	if md, ok := m["metadata"].(map[string]any); ok {
 		if n, ok := md["name"].(string); ok && n != "" {
@@ -158,6 +189,11 @@ func readCRD(m map[string]any, where string) (CRD, error) {
 	if err := dec.Decode(&d); err != nil {
 		return CRD{}, &Error{CRD: where, Err: err}
 	}
+	return readCRDDoc(&d, where)
+}
+
+// readCRDDoc checks and defaults a decoded CRD (where names it in errors).
+func readCRDDoc(d *crdDoc, where string) (CRD, error) {
 	fail := func(path, format string, a ...any) (CRD, error) {
 		return CRD{}, &Error{CRD: where, Path: path, Err: fmt.Errorf(format, a...)}
 	}

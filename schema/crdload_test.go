@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -200,5 +201,46 @@ func TestLoadCRDs(t *testing.T) {
 	}
 	if _, err := LoadCRDs(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("got %v; want not exist", err)
+	}
+}
+
+// ParseCRD reads one JSON CRD as ParseCRDs reads it: the same CRD, or
+// the same error.
+func TestParseCRDAgrees(t *testing.T) {
+	r := func(oldnew ...string) string { return strings.NewReplacer(oldnew...).Replace(goodCRD) }
+	tests := []struct{ name, yaml string }{
+		{"good", goodCRD},
+		{"namespaced with columns and scale", r("scope: Cluster", "scope: Namespaced", "storage: true,", "storage: true, subresources: {status: {}, scale: {specReplicasPath: .spec.r, statusReplicasPath: .status.r}}, additionalPrinterColumns: [{name: A, type: string, jsonPath: .spec.a}],")},
+		{"v1beta1", r("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1")},
+		{"no plural", r("plural: widgets, ", "")},
+		{"name mismatch", r("name: widgets.example.com", "name: w.example.com")},
+		{"no name", r("metadata: {name: widgets.example.com}", "metadata: {}")},
+		{"no storage", r("storage: true", "storage: false")},
+		{"bad schema", r("openAPIV3Schema: {type: object}", "openAPIV3Schema: {type: object, properties: {a: {type: foo}}}")},
+		{"wrong field type", r("served: true", "served: yes please")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := decode([]byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, _ := json.Marshal(v)
+			want, wantErr := ParseCRDs(j)
+			got, err := ParseCRD(j)
+			switch {
+			case wantErr != nil:
+				if err == nil || err.Error() != wantErr.Error() || !errors.Is(err, ErrInvalid) {
+					t.Errorf("got error %v; want %v", err, wantErr)
+				}
+			case err != nil:
+				t.Errorf("got error %v; want %+v", err, want[0])
+			case !reflect.DeepEqual(got, want[0]):
+				t.Errorf("got %+v; want %+v", got, want[0])
+			}
+		})
+	}
+	if _, err := ParseCRD([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)); err == nil || !strings.Contains(err.Error(), `"ConfigMap" is not CustomResourceDefinition`) {
+		t.Errorf("a ConfigMap: got %v; want an error naming its kind", err)
 	}
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -40,6 +41,23 @@ func FuzzParseCRDs(f *testing.F) {
 			if err == nil && len(c.Versions) == 0 {
 				t.Fatalf("CRD %s without versions accepted", c.Name)
 			}
+		}
+	})
+}
+
+// FuzzParseCRD checks ParseCRD never panics, and accepts no CRD without
+// versions.
+func FuzzParseCRD(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`))
+	f.Add([]byte(`{"kind":"CustomResourceDefinition","spec":{"versions":[{}]}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseCRD(b)
+		if err == nil && len(c.Versions) == 0 {
+			t.Fatalf("CRD %s without versions accepted", c.Name)
+		}
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("error %v does not wrap ErrInvalid", err)
 		}
 	})
 }

@@ -245,9 +245,10 @@ func BenchmarkCRDMany(b *testing.B) {
 				b.ReportMetric(after/(1<<20), "MiB-heap-after")
 				// The first fetch after the last change (a server that
 				// builds documents on demand pays for them here), then the
-				// mean of five more.
+				// mean of twenty more (on a shared machine, five were
+				// too few to settle).
 				fetch := func(unit, path, accept string) {
-					const rounds = 5
+					const rounds = 20
 					var size int
 					get := func() {
 						code, body, err := raw(ctx, hc, cfg, http.MethodGet, path, accept, "")
