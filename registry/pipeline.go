@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/kapi-dev/kapi/internal/validation"
@@ -74,6 +75,11 @@ type writeRequest struct {
 	object func(old Object, cur storage.Object) (Object, error)
 	// del are a delete's options (o is then unused).
 	del deleteOptions
+	// written is the object a create stored, set by commitCreate when
+	// the store kept the bytes it was given: what the stored Value
+	// decodes to, but for its resourceVersion. The response is encoded
+	// from it (seedEnveloped), not decoded again from the stored bytes.
+	written Object
 }
 
 // commit runs a write through the pipeline: the one function every write
@@ -196,6 +202,9 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		}
 		if err != nil {
 			return out, toStatus(err, res, obj.Name())
+		}
+		if bytes.Equal(out.Value, so.Value) {
+			w.written = obj
 		}
 		return out, nil
 	}

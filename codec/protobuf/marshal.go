@@ -44,6 +44,36 @@ func Marshal(md protoreflect.MessageDescriptor, obj map[string]any) ([]byte, err
 	return out, nil
 }
 
+// MarshalEnvelope is AppendEnvelope(nil, tm, Marshal(md, obj)) in one
+// allocation of the body's size: a whole response body for one object.
+// raw, the message's bytes, is a sub-slice of body (a list item or a
+// watch event frames it anew):
+//
+//	body = Magic, Unknown{typeMeta: tm, raw: raw, contentEncoding: "", contentType: ""}
+func MarshalEnvelope(md protoreflect.MessageDescriptor, tm TypeMeta, obj map[string]any) (body, raw []byte, err error) {
+	bp := bufPool.Get().(*[]byte)
+	b, perr := table(md).built().appendObject((*bp)[:0], obj, 0)
+	if perr != nil {
+		bufPool.Put(bp)
+		return nil, nil, perr
+	}
+	if len(b) == 0 {
+		b = nil // as Marshal returns an empty message: no raw field
+	}
+	body = AppendEnvelope(nil, tm, b)
+	// raw is written after Magic, the TypeMeta field and raw's own tag
+	// and length.
+	if b != nil {
+		at := len(Magic) + sizeString(sizeTypeMeta(tm)) + sizeString(len(b)) - len(b)
+		raw = body[at : at+len(b) : at+len(b)]
+	}
+	if cap(b) <= maxPooled {
+		*bp = b
+		bufPool.Put(bp)
+	}
+	return body, raw, nil
+}
+
 // bufPool holds Marshal's scratch buffers: the message is built in one and
 // copied out at its exact size, so growing the buffer costs nothing after
 // the first calls.

@@ -605,3 +605,37 @@ func TestLargeNested(t *testing.T) {
 		t.Errorf("round trip differs (%d vs %d bytes of JSON)", len(g), len(w))
 	}
 }
+
+// MarshalEnvelope's body is AppendEnvelope of Marshal's bytes, and its raw
+// the message within it, for messages whose length takes one to three
+// varint bytes.
+func TestMarshalEnvelope(t *testing.T) {
+	for _, size := range []int{0, 100, 1 << 10, 200 << 10} {
+		cm := benchConfigMap(size)
+		if size == 0 {
+			cm = map[string]any{}
+		}
+		for _, tm := range []TypeMeta{{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}, {}} {
+			want, err := Marshal(ConfigMap, cm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, raw, err := MarshalEnvelope(ConfigMap, tm, cm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(raw, want) {
+				t.Errorf("%d bytes, %v: raw is not Marshal's bytes", size, tm)
+			}
+			if wantBody := AppendEnvelope(nil, tm, want); !bytes.Equal(body, wantBody) {
+				t.Errorf("%d bytes, %v: body\ngot  % x\nwant % x", size, tm, body[:min(len(body), 40)], wantBody[:min(len(wantBody), 40)])
+			}
+			if _, r, err := DecodeEnvelope(body); err != nil || len(r) != len(raw) || (len(r) > 0 && &r[0] != &raw[0]) || (raw == nil) != (want == nil) {
+				t.Errorf("%d bytes, %v: raw is not the envelope's raw field", size, tm)
+			}
+		}
+	}
+	if _, _, err := MarshalEnvelope(ConfigMap, TypeMeta{}, map[string]any{"data": "x"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a bad object: got %v; want ErrInvalid", err)
+	}
+}

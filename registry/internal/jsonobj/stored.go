@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
@@ -143,4 +144,42 @@ func metadata(obj map[string]any) map[string]any {
 		obj["metadata"] = m
 	}
 	return m
+}
+
+// ValidUTF8 reports whether every string and key in v, a value in the
+// unstructured form, is valid UTF-8: whether v's strings read back the
+// same from its JSON encoding, which writes U+FFFD for invalid bytes (as
+// encoding/json does).
+//
+//	{"a": "ok", "b": ["\xff"]} → false: stored, "b" reads back as ["\uFFFD"]
+func ValidUTF8(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return utf8.ValidString(v)
+	case map[string]any:
+		for k, e := range v {
+			if !utf8.ValidString(k) || !ValidUTF8(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !ValidUTF8(e) {
+				return false
+			}
+		}
+	case []string:
+		for _, e := range v {
+			if !utf8.ValidString(e) {
+				return false
+			}
+		}
+	case map[string]string:
+		for k, e := range v {
+			if !utf8.ValidString(k) || !utf8.ValidString(e) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -2,7 +2,9 @@ package jsonobj
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -69,5 +71,38 @@ func TestDuplicates(t *testing.T) {
 	}
 	if got := Duplicates([]byte(`{"a":{"b":1}}`), map[string]any{"a": map[string]any{"b": 1}}); got != nil {
 		t.Errorf("no duplicates: got %q; want none", got)
+	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		v    any
+		want bool
+	}{
+		{"scalars", map[string]any{"a": "é", "b": int64(1), "c": nil, "d": true, "e": 1.5}, true},
+		{"a string", map[string]any{"a": "\xff"}, false},
+		{"a key", map[string]any{"\xffa": "x"}, false},
+		{"in a list", map[string]any{"a": []any{"ok", map[string]any{"b": "\xc3"}}}, false},
+		{"a []string", map[string]any{"a": []string{"ok", "\xfe"}}, false},
+		{"a map[string]string value", map[string]any{"a": map[string]string{"k": "\xfe"}}, false},
+		{"a map[string]string key", map[string]any{"a": map[string]string{"\xfe": "v"}}, false},
+		{"valid Go types", map[string]any{"a": []string{"x"}, "b": map[string]string{"k": "v"}}, true},
+	} {
+		if got := ValidUTF8(tt.v); got != tt.want {
+			t.Errorf("%s: got %v; want %v", tt.name, got, tt.want)
+		}
+		// What ValidUTF8 says is whether the strings survive the stored form.
+		b, err := Encode(map[string]any{"metadata": map[string]any{}, "v": tt.v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeStored(b, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replaced := strings.Contains(fmt.Sprint(back["v"]), "\uFFFD"); replaced == tt.want {
+			t.Errorf("%s: read back from the stored form as %v", tt.name, back["v"])
+		}
 	}
 }
