@@ -136,6 +136,7 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 		obj, o.duplicates, err = decodeJSON(b, o.fieldValidation != fieldIgnore)
 	} else {
 		obj, err = decodeBody(f, res.Protobuf, b)
+		o.fromProtobuf = f == negotiate.Protobuf
 	}
 	if err != nil && res.Protobuf != nil && f == negotiate.JSON && bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		// Go's decoder reads null into a built-in kind's struct as

@@ -142,21 +142,18 @@ func (r *Registry) enveloped(res *Resource, o storage.Object, rev uint64, t nego
 }
 
 // seedEnveloped puts in o's Memo the protobuf item for t of written, the
-// object a write just stored as o, encoded from it: the write's response
-// (and the state's later gets, list items and watch events) then spares
-// the decode of the stored bytes, a third of the encoding's cost. written
-// is what o.Value decodes to but for its resourceVersion
-// (writeRequest.written), with one exception that JSON makes: a string
-// that is not valid UTF-8 is stored with U+FFFD in its place. Such an
-// object, or one the encoding refuses, is left to enveloped, which
-// decodes the stored bytes.
+// object a create just stored as o (writeRequest.written: what o.Value
+// decodes to, but for its resourceVersion), encoded from it: the
+// create's response (and the state's later gets, list items and watch
+// events) then spares the decode of the stored bytes, a third of the
+// encoding's cost. An object the encoding refuses is left to enveloped,
+// which decodes the stored bytes and reports the error.
 //
 //	POST deployments (protobuf) → stored at revision 12
 //	  → seedEnveloped: memoKey(12, itemMemo, protobuf) = written + resourceVersion "12", encoded
-//	  → writeStored answers with it; GET …/d at revision 12 too
+//	  → writeStored answers with it; a GET of revision 12 too
 func (r *Registry) seedEnveloped(res *Resource, t negotiate.Target, o storage.Object, written Object) {
-	if written == nil || t.Format != negotiate.Protobuf || t.View != negotiate.Object || o.Revision == 0 || o.Memo == nil ||
-		res.Protobuf == nil || !jsonobj.ValidUTF8(map[string]any(written)) {
+	if written == nil || t.Format != negotiate.Protobuf || t.View != negotiate.Object || o.Revision == 0 || o.Memo == nil || res.Protobuf == nil {
 		return
 	}
 	k := memoKey(o.Revision, itemMemo, t, "")

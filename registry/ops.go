@@ -44,6 +44,10 @@ type writeOptions struct {
 	// kind to list unknown and duplicate fields as kube does.
 	decodeErr error
 	order     map[string]int
+	// fromProtobuf marks a body read from protobuf: its message carries
+	// every value of it, so a create skips checkRepresentable unless
+	// mutating admission changed the object.
+	fromProtobuf bool
 }
 
 // toStorage is the storage form of obj.

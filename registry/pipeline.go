@@ -7,6 +7,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/admission/webhook"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -76,7 +77,8 @@ type writeRequest struct {
 	// del are a delete's options (o is then unused).
 	del deleteOptions
 	// written is the object a create stored, set by commitCreate when
-	// the store kept the bytes it was given: what the stored Value
+	// the store kept the bytes it was given and no string lost invalid
+	// UTF-8 to them (jsonobj.MayHaveReplaced): what the stored Value
 	// decodes to, but for its resourceVersion. The response is encoded
 	// from it (seedEnveloped), not decoded again from the stored bytes.
 	written Object
@@ -175,7 +177,11 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		if !w.o.applied {
 			track = func(obj Object) (Object, error) { return r.trackSent(ctx, res, nil, obj, sent, w.o.manager, "") }
 		}
-		prepared, err := r.prepareCreate(ctx, res, obj, track, name)
+		// A protobuf body's object is representable unless admission
+		// changed it: what the server adds (defaults, managedFields, the
+		// strategy's fields) is of the message's types.
+		representable := w.o.fromProtobuf && a == nil
+		prepared, err := r.prepareCreate(ctx, res, obj, track, name, representable)
 		if err != nil {
 			return storage.Object{}, err
 		}
@@ -203,7 +209,7 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		if err != nil {
 			return out, toStatus(err, res, obj.Name())
 		}
-		if bytes.Equal(out.Value, so.Value) {
+		if bytes.Equal(out.Value, so.Value) && !jsonobj.MayHaveReplaced(so.Value) {
 			w.written = obj
 		}
 		return out, nil

@@ -5,9 +5,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
+	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/memory"
@@ -85,7 +87,7 @@ func TestCreateResponseAsStored(t *testing.T) {
 			obj := Object(deepCopy(tt.obj).(map[string]any))
 			obj.Meta()["name"] = name + "-direct"
 			out, written, err := reg.createWritten(context.Background(), cms, "default", obj, writeOptions{manager: "m"})
-			if err != nil || written == nil {
+			if err != nil || (written != nil) != tt.seeded {
 				t.Fatalf("createWritten: %v, written %v", err, written)
 			}
 			target := negotiate.Target{Format: negotiate.Protobuf}
@@ -106,6 +108,58 @@ func TestCreateResponseAsStored(t *testing.T) {
 				if got := v.(envelopedItem); !bytes.Equal(got.body, want.body) || !bytes.Equal(got.raw, want.raw) {
 					t.Errorf("seeded:\ngot  %q\nwant %q", got.body, want.body)
 				}
+			}
+		})
+	}
+}
+
+// numberData is a mutating hook that writes a number where a ConfigMap's
+// message has a string.
+type numberData struct{}
+
+func (numberData) Admit(_ context.Context, a *admission.Attributes) error {
+	if a.Resource == "configmaps" {
+		a.Object["data"] = map[string]any{"k": int64(5)}
+	}
+	return nil
+}
+
+// A protobuf body needs no checkRepresentable (its message carried it),
+// but an object mutating admission changed does: kube's 400, not a stored
+// object no protobuf client can read.
+func TestProtobufCreateRepresentable(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		chain admission.Chain
+		code  int
+	}{
+		{"no admission", admission.Chain{}, http.StatusCreated},
+		{"a hook writes a number into data", admission.Chain{Mutating: []admission.Mutator{numberData{}}}, http.StatusBadRequest},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, err := New(Options{Storage: memory.New(memory.Options{}), Admission: tt.chain})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reg.Close()
+			cms := &Resource{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Namespaced: true, Protobuf: protobuf.ConfigMap}
+			if err := reg.Register(cms); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := protobuf.Marshal(protobuf.ConfigMap, map[string]any{"metadata": map[string]any{"name": "a"}, "data": map[string]any{"k": "v"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequestWithContext(context.Background(), http.MethodPost, "/api/v1/namespaces/default/configmaps",
+				bytes.NewReader(protobuf.AppendEnvelope(nil, protobuf.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, raw)))
+			req.Header.Set("Content-Type", negotiate.MediaProtobuf)
+			w := httptest.NewRecorder()
+			reg.ServeHTTP(w, req)
+			if w.Code != tt.code {
+				t.Fatalf("got %d %s; want %d", w.Code, w.Body, tt.code)
+			}
+			if tt.code == http.StatusBadRequest && !strings.Contains(w.Body.String(), "cannot be handled as a ConfigMap") {
+				t.Errorf("got %s; want kube's cannot be handled", w.Body)
 			}
 		})
 	}

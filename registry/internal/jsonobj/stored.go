@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/kapi-dev/kapi/internal/jsonval"
 	"github.com/kapi-dev/kapi/rv"
@@ -146,40 +145,14 @@ func metadata(obj map[string]any) map[string]any {
 	return m
 }
 
-// ValidUTF8 reports whether every string and key in v, a value in the
-// unstructured form, is valid UTF-8: whether v's strings read back the
-// same from its JSON encoding, which writes U+FFFD for invalid bytes (as
-// encoding/json does).
+// MayHaveReplaced reports whether value, written by Encode, may hold a
+// string whose invalid UTF-8 was replaced: Encode (as encoding/json)
+// writes each invalid byte as the escape \ufffd, and a valid U+FFFD as
+// itself, so a value without that escape reads back with the very strings
+// it was encoded from. A string holding a backslash then "ufffd" is a
+// false positive.
 //
-//	{"a": "ok", "b": ["\xff"]} → false: stored, "b" reads back as ["\uFFFD"]
-func ValidUTF8(v any) bool {
-	switch v := v.(type) {
-	case string:
-		return utf8.ValidString(v)
-	case map[string]any:
-		for k, e := range v {
-			if !utf8.ValidString(k) || !ValidUTF8(e) {
-				return false
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if !ValidUTF8(e) {
-				return false
-			}
-		}
-	case []string:
-		for _, e := range v {
-			if !utf8.ValidString(e) {
-				return false
-			}
-		}
-	case map[string]string:
-		for k, e := range v {
-			if !utf8.ValidString(k) || !utf8.ValidString(e) {
-				return false
-			}
-		}
-	}
-	return true
-}
+//	{"data": {"k": "v\xff"}} → {"data":{"k":"v\ufffd"}} → true
+func MayHaveReplaced(value []byte) bool { return bytes.Contains(value, replaced) }
+
+var replaced = []byte(`\ufffd`)
