@@ -86,6 +86,14 @@ func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byt
 	if depth > maxDepth {
 		return nil, invalidf("nested too deeply")
 	}
+	if m.byName != nil && sparse*len(obj) <= len(m.fields) {
+		return m.appendSparse(dst, obj, depth)
+	}
+	return m.appendDense(dst, obj, depth)
+}
+
+// appendDense is appendObject visiting the message's fields.
+func (m *message) appendDense(dst []byte, obj map[string]any, depth int) ([]byte, *Error) {
 	for _, f := range m.fields {
 		if f.inline {
 			var err *Error
@@ -100,6 +108,32 @@ func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byt
 		}
 		var err *Error
 		if dst, err = f.append(dst, v, depth); err != nil {
+			return nil, err.under(f.name)
+		}
+	}
+	return dst, nil
+}
+
+// sparse is how many times fewer keys than fields an object has for
+// appendObject to visit its keys rather than the message's fields (a
+// PodSpec has 40 fields and often 2 keys).
+const sparse = 4
+
+// appendSparse is appendObject visiting obj's keys: the fields they name,
+// in field order, then written as appendObject writes them.
+func (m *message) appendSparse(dst []byte, obj map[string]any, depth int) ([]byte, *Error) {
+	var stack [16]int
+	at := stack[:0]
+	for k := range obj {
+		if i, ok := m.byName[k]; ok {
+			at = append(at, i)
+		}
+	}
+	slices.Sort(at)
+	for _, i := range at {
+		f := m.fields[i]
+		var err *Error
+		if dst, err = f.append(dst, obj[f.name], depth); err != nil {
 			return nil, err.under(f.name)
 		}
 	}

@@ -639,3 +639,51 @@ func TestMarshalEnvelope(t *testing.T) {
 		t.Errorf("a bad object: got %v; want ErrInvalid", err)
 	}
 }
+
+// Marshal visits an object's keys rather than its message's fields when
+// the object has few (appendSparse): the same bytes and errors either way.
+func TestMarshalSparseAsDense(t *testing.T) {
+	for _, tt := range []struct {
+		message, obj string
+	}{
+		{"k8s.io.api.core.v1.PodSpec", `{"containers":[{"name":"app","image":"nginx:1.27"}],"restartPolicy":"Always","unknown":1}`},
+		{"k8s.io.api.core.v1.Container", `{"name":"app","image":"nginx:1.27","ports":[{"containerPort":80,"protocol":"TCP"}]}`},
+		{"k8s.io.api.core.v1.Container", `{"name":"app","image":3}`},
+		{"k8s.io.api.core.v1.Container", `{"name":"app","image":"x","ports":[{"containerPort":"eighty"}]}`},
+		{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", `{"name":"a","namespace":"b","labels":{"app":"web"},"generation":1}`},
+		{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", `{}`},
+		{"k8s.io.api.apps.v1.DeploymentSpec", `{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}`},
+	} {
+		d, err := Files.FindDescriptorByName(protoreflect.FullName(tt.message))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := table(d.(protoreflect.MessageDescriptor)).built()
+		if m.byName == nil {
+			t.Fatalf("%s: no byName index", tt.message)
+		}
+		var obj map[string]any
+		dec := json.NewDecoder(strings.NewReader(tt.obj))
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil {
+			t.Fatal(err)
+		}
+		dense, derr := m.appendDense(nil, obj, 0)
+		sparse, serr := m.appendSparse(nil, obj, 0)
+		if !bytes.Equal(dense, sparse) || (derr == nil) != (serr == nil) || (derr != nil && derr.Error() != serr.Error()) {
+			t.Errorf("%s %s:\ndense  % x, %v\nsparse % x, %v", tt.message, tt.obj, dense, derr, sparse, serr)
+		}
+		if derr == nil && len(dense) == 0 && len(obj) > 0 {
+			t.Errorf("%s %s: nothing written", tt.message, tt.obj)
+		}
+	}
+	// A message with an inline field reads its keys in the parent's object:
+	// it is never sparse.
+	d, err := Files.FindDescriptorByName("k8s.io.api.core.v1.Volume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table(d.(protoreflect.MessageDescriptor)).built().byName != nil {
+		t.Errorf("Volume (inline volumeSource) has a byName index")
+	}
+}
