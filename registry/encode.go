@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -143,7 +142,8 @@ func (r *Registry) enveloped(res *Resource, o storage.Object, rev uint64, t nego
 
 // seedEnveloped puts in o's Memo the protobuf item for t of written, the
 // object a create just stored as o (writeRequest.written: what o.Value
-// decodes to, but for its resourceVersion), encoded from it: the
+// decodes to, but for its resourceVersion, which seedEnveloped sets in
+// it), encoded from it: the
 // create's response (and the state's later gets, list items and watch
 // events) then spares the decode of the stored bytes, a third of the
 // encoding's cost. An object the encoding refuses is left to enveloped,
@@ -160,11 +160,8 @@ func (r *Registry) seedEnveloped(res *Resource, t negotiate.Target, o storage.Ob
 	if _, ok := o.Memo.Load(k); ok {
 		return
 	}
-	obj := maps.Clone(written)
-	meta := maps.Clone(written.Meta())
-	meta["resourceVersion"] = rv.Format(o.Revision)
-	obj["metadata"] = meta
-	e, err := r.encodeEnveloped(res, o.Key, obj, t)
+	written.Meta()["resourceVersion"] = rv.Format(o.Revision) // written is the pipeline's, done with
+	e, err := r.encodeEnveloped(res, o.Key, written, t)
 	if err != nil {
 		return
 	}
