@@ -177,10 +177,11 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		if !w.o.applied {
 			track = func(obj Object) (Object, error) { return r.trackSent(ctx, res, nil, obj, sent, w.o.manager, "") }
 		}
-		// A protobuf body's object is representable unless admission
-		// changed it: what the server adds (defaults, managedFields, the
-		// strategy's fields) is of the message's types.
-		representable := w.o.fromProtobuf && a == nil
+		// A protobuf body's object is representable unless mutating
+		// admission may have changed it: what the server adds
+		// (defaults, managedFields, the strategy's fields) is of the
+		// message's types.
+		representable := w.o.fromProtobuf && !r.mutates()
 		prepared, err := r.prepareCreate(ctx, res, obj, track, name, representable)
 		if err != nil {
 			return storage.Object{}, err
@@ -311,6 +312,12 @@ func (r *Registry) noAdmission() bool {
 	return r.opts.Admission.Empty() && r.webhooks.Empty()
 }
 
+// mutates reports whether a mutating hook or webhook may change a write's
+// object.
+func (r *Registry) mutates() bool {
+	return len(r.opts.Admission.Mutating) > 0 || r.webhooks.Mutates()
+}
+
 // validate runs the validating hooks, then the validating webhooks (a
 // nil: none), and sends their warnings.
 func (r *Registry) validate(ctx context.Context, a *admission.Attributes) error {
@@ -337,7 +344,7 @@ func warnAll(ctx context.Context, a *admission.Attributes) {
 // or webhook, or for an apply, whose field manager has tracked it
 // already.
 func (r *Registry) sentForTracking(a *admission.Attributes, applied bool) Object {
-	if a == nil || applied || a.Object == nil || (len(r.opts.Admission.Mutating) == 0 && !r.webhooks.Mutates()) {
+	if a == nil || applied || a.Object == nil || !r.mutates() {
 		return nil
 	}
 	return Object(a.Object).deepCopy()

@@ -124,6 +124,11 @@ func (numberData) Admit(_ context.Context, a *admission.Attributes) error {
 	return nil
 }
 
+// allow is a validating hook that allows every write.
+type allow struct{}
+
+func (allow) Validate(context.Context, *admission.Attributes) error { return nil }
+
 // A protobuf body needs no checkRepresentable (its message carried it),
 // but an object mutating admission changed does: kube's 400, not a stored
 // object no protobuf client can read.
@@ -134,6 +139,7 @@ func TestProtobufCreateRepresentable(t *testing.T) {
 		code  int
 	}{
 		{"no admission", admission.Chain{}, http.StatusCreated},
+		{"validating admission", admission.Chain{Validating: []admission.Validator{allow{}}}, http.StatusCreated},
 		{"a hook writes a number into data", admission.Chain{Mutating: []admission.Mutator{numberData{}}}, http.StatusBadRequest},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
