@@ -179,10 +179,11 @@ func nullMessage(s special) bool {
 }
 
 func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {
+	var stack [8]string // most maps' keys (labels, selectors): no allocation
 	var keys []string
 	switch obj := v.(type) {
 	case map[string]any:
-		keys = sortedKeys(obj)
+		keys = sortedKeys(stack[:0], obj)
 		for _, k := range keys {
 			var err *Error
 			if dst, err = f.appendEntry(dst, k, obj[k], depth); err != nil {
@@ -190,7 +191,7 @@ func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {
 			}
 		}
 	case map[string]string:
-		keys = sortedKeys(obj)
+		keys = sortedKeys(stack[:0], obj)
 		for _, k := range keys {
 			var err *Error
 			if dst, err = f.appendEntry(dst, k, obj[k], depth); err != nil {
@@ -203,8 +204,8 @@ func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {
 	return dst, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys appends m's keys to keys, sorted.
+func sortedKeys[V any](keys []string, m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
