@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"storage/internal/keytree": {"watch", "storage", "storage/internal/revlru"}, // the B-tree of states by key, its snapshots and watch filter
 	"storage/storagetest":      {"rv", "watch", "storage"},
 	"codec":                    {},
-	"codec/protobuf":           {},
+	"codec/protobuf":           {"internal/jsonval"}, // FieldsV1 and RawExtension JSON, as encoding/json writes it
 	"codec/cbor":               {},
 	"schema":                   {"internal/validation", "internal/jsonval"},
 	"patch":                    {"codec", "schema", "internal/jsonval", "internal/weakmemo"},

@@ -52,9 +52,9 @@ func (r *Registry) readBodyInto(body *bytes.Buffer, req *http.Request) ([]byte, 
 	return b, nil
 }
 
-// bodies are readObject's body buffers: a JSON body's decoded object
-// shares no bytes with it (the decoder copies strings), so the buffer is
-// reused once decoded.
+// bodies are readObject's body buffers: a JSON or protobuf body's decoded
+// object shares no bytes with it (the decoders copy strings), so the
+// buffer is reused once decoded.
 var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // maxPooledBody bounds the buffers kept in bodies.
@@ -118,8 +118,10 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 	buf := bodies.Get().(*bytes.Buffer)
 	buf.Reset()
 	b, err := r.readBodyInto(buf, req)
-	if f == negotiate.JSON && buf.Cap() <= maxPooledBody {
-		// Other formats' decoders may keep views of the body.
+	if (f == negotiate.JSON || f == negotiate.Protobuf) && buf.Cap() <= maxPooledBody {
+		// The JSON and protobuf decoders copy what they keep (protobuf's
+		// strings share one copy of the body); other formats' may keep
+		// views of it.
 		defer bodies.Put(buf)
 	}
 	if err != nil {
@@ -136,6 +138,7 @@ func (r *Registry) readObject(req *http.Request, res *Resource, o *writeOptions)
 		obj, o.duplicates, err = decodeJSON(b, o.fieldValidation != fieldIgnore)
 	} else {
 		obj, err = decodeBody(f, res.Protobuf, b)
+		o.fromProtobuf = f == negotiate.Protobuf
 	}
 	if err != nil && res.Protobuf != nil && f == negotiate.JSON && bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		// Go's decoder reads null into a built-in kind's struct as

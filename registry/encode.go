@@ -48,7 +48,7 @@ import (
 type memoKind uint8
 
 const (
-	itemMemo     memoKind = iota // one object in a format and view, no envelope
+	itemMemo     memoKind = iota // one object in a format and view, no envelope (protobuf: an envelopedItem, the item and its envelope)
 	eventMemo                    // one whole watch event, framed
 	defaultsMemo                 // the stored JSON with the schema's defaults (withDefaults)
 	validMemo                    // nil, or why the stored bytes do not decode (readable)
@@ -100,6 +100,10 @@ func (r *Registry) item(res *Resource, o storage.Object, rev uint64, t negotiate
 		}
 		return jsonobj.WithRV(o.Value, rev), nil
 	}
+	if t.Format == negotiate.Protobuf {
+		e, err := r.enveloped(res, o, rev, t)
+		return e.raw, err
+	}
 	k := memoKey(rev, itemMemo, t, "")
 	if v, ok := o.Memo.Load(k); ok {
 		return v.([]byte), nil
@@ -110,6 +114,73 @@ func (r *Registry) item(res *Resource, o storage.Object, rev uint64, t negotiate
 	})
 	b, _ := v.([]byte)
 	return b, err
+}
+
+// envelopedItem is an object's protobuf item inside its envelope: body is
+// a get's whole response, raw the item within it, which lists and watch
+// events frame anew. One memo entry and one allocation serve both.
+type envelopedItem struct{ body, raw []byte }
+
+// enveloped returns o at rev encoded in protobuf for t, in its envelope
+// (itemMemo, as item's other formats).
+func (r *Registry) enveloped(res *Resource, o storage.Object, rev uint64, t negotiate.Target) (envelopedItem, error) {
+	k := memoKey(rev, itemMemo, t, "")
+	if v, ok := o.Memo.Load(k); ok {
+		return v.(envelopedItem), nil
+	}
+	v, err := o.Memo.Do(k, func() (any, error) {
+		r.encodes[t.Format].Add(1)
+		obj, err := decoded(o, rev)
+		if err != nil {
+			return nil, err
+		}
+		return r.encodeEnveloped(res, o.Key, obj, t)
+	})
+	e, _ := v.(envelopedItem)
+	return e, err
+}
+
+// seedEnveloped puts in o's Memo the protobuf item for t of written, the
+// object a create just stored as o (writeRequest.written: what o.Value
+// decodes to, but for its resourceVersion, which seedEnveloped sets in
+// it), encoded from it: the
+// create's response (and the state's later gets, list items and watch
+// events) then spares the decode of the stored bytes, a third of the
+// encoding's cost. An object the encoding refuses is left to enveloped,
+// which decodes the stored bytes and reports the error.
+//
+//	POST deployments (protobuf) → stored at revision 12
+//	  → seedEnveloped: memoKey(12, itemMemo, protobuf) = written + resourceVersion "12", encoded
+//	  → writeStored answers with it; a GET of revision 12 too
+func (r *Registry) seedEnveloped(res *Resource, t negotiate.Target, o storage.Object, written Object) {
+	if written == nil || t.Format != negotiate.Protobuf || t.View != negotiate.Object || o.Revision == 0 || o.Memo == nil || res.Protobuf == nil {
+		return
+	}
+	k := memoKey(o.Revision, itemMemo, t, "")
+	if _, ok := o.Memo.Load(k); ok {
+		return
+	}
+	written.Meta()["resourceVersion"] = rv.Format(o.Revision) // written is the pipeline's, done with
+	e, err := r.encodeEnveloped(res, o.Key, written, t)
+	if err != nil {
+		return
+	}
+	r.encodes[t.Format].Add(1)
+	_, _ = o.Memo.Do(k, func() (any, error) { return e, nil })
+}
+
+// encodeEnveloped encodes obj, a stored object at its revision, in
+// protobuf for t; key names it in errors.
+func (r *Registry) encodeEnveloped(res *Resource, key string, obj Object, t negotiate.Target) (envelopedItem, error) {
+	v, md := map[string]any(obj), res.Protobuf
+	if t.View == negotiate.Partial {
+		v, md = partialOf(obj, t), protobuf.PartialObjectMetadata
+	}
+	body, raw, err := protobuf.MarshalEnvelope(md, res.typeMeta(t, false), v)
+	if err != nil {
+		return envelopedItem{}, errInternal(fmt.Errorf("cannot encode %s as %s: %w", key, t.Format, err))
+	}
+	return envelopedItem{body: body, raw: raw}, nil
 }
 
 func (r *Registry) encodeItem(res *Resource, o storage.Object, rev uint64, t negotiate.Target) ([]byte, error) {
@@ -125,16 +196,13 @@ func (r *Registry) encodeItem(res *Resource, o storage.Object, rev uint64, t neg
 		return nil, err
 	}
 	v := map[string]any(obj)
-	md := res.Protobuf
 	if t.View == negotiate.Partial {
-		v, md = partialOf(obj, t), protobuf.PartialObjectMetadata
+		v = partialOf(obj, t)
 	}
 	var b []byte
-	switch t.Format {
+	switch t.Format { // protobuf: enveloped
 	case negotiate.JSON:
 		b, err = jsonval.Marshal(v)
-	case negotiate.Protobuf:
-		b, err = protobuf.Marshal(md, v)
 	case negotiate.CBOR:
 		b, err = cbor.AppendValue(nil, v)
 	}
@@ -193,6 +261,15 @@ func (r *Registry) writeStored(w http.ResponseWriter, req *http.Request, code in
 			*bp = b[:0]
 			responses.Put(bp)
 		}
+		return
+	}
+	if t.Format == negotiate.Protobuf {
+		e, err := r.enveloped(res, o, o.Revision, t)
+		if err != nil {
+			r.writeError(w, req, err)
+			return
+		}
+		writeBody(w, req, code, t.Format, e.body) // no copy: writers do not keep what they are given
 		return
 	}
 	b, err := r.item(res, o, o.Revision, t)

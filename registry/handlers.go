@@ -244,10 +244,11 @@ func (r *Registry) serveCreate(w http.ResponseWriter, rq *routed) error {
 	if err != nil {
 		return err
 	}
-	out, err := r.create(rq.Context(), rq.res, rq.namespace, obj, o)
+	out, written, err := r.createWritten(rq.Context(), rq.res, rq.namespace, obj, o)
 	if err != nil {
 		return err
 	}
+	r.seedEnveloped(rq.res, t, out, written)
 	r.writeStored(w, rq.Request, http.StatusCreated, rq.res, t, out)
 	return nil
 }

@@ -100,8 +100,10 @@ func checkNamespace(res *Resource, obj Object, ns string) error {
 // then sets (a namespace's "kubernetes" finalizer is nobody's). generated,
 // unless empty, is the name made from generateName, set after tracking
 // (kube makes it in BeforeCreate): the hooks before see no name. The
-// strategy's Canonicalize runs last, on the valid object.
-func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object, track func(Object) (Object, error), generated string) (Object, error) {
+// strategy's Canonicalize runs last, on the valid object. representable
+// skips checkRepresentable, for an object known to fit the resource's
+// protobuf message (read from it).
+func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object, track func(Object) (Object, error), generated string, representable bool) (Object, error) {
 	meta := obj.Meta()
 	if s, _ := meta["resourceVersion"].(string); s != "" {
 		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
@@ -137,8 +139,10 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 			return nil, err
 		}
 	}
-	if err := checkRepresentable(res, obj); err != nil {
-		return nil, err
+	if !representable {
+		if err := checkRepresentable(res, obj); err != nil {
+			return nil, err
+		}
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, nil, "")...)

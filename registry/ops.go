@@ -44,6 +44,10 @@ type writeOptions struct {
 	// kind to list unknown and duplicate fields as kube does.
 	decodeErr error
 	order     map[string]int
+	// fromProtobuf marks a body read from protobuf: its message carries
+	// every value of it, so a create skips checkRepresentable unless
+	// mutating admission changed the object.
+	fromProtobuf bool
 }
 
 // toStorage is the storage form of obj.
@@ -94,13 +98,22 @@ func (r *Registry) list(ctx context.Context, res *Resource, ns string, opts stor
 const generateNameRetries = 8
 
 func (r *Registry) create(ctx context.Context, res *Resource, ns string, obj Object, o writeOptions) (storage.Object, error) {
+	out, _, err := r.createWritten(ctx, res, ns, obj, o)
+	return out, err
+}
+
+// createWritten is create, which also returns the object as written
+// (writeRequest.written; nil when unknown).
+func (r *Registry) createWritten(ctx context.Context, res *Resource, ns string, obj Object, o writeOptions) (storage.Object, Object, error) {
 	if err := normalise(ctx, res, obj, normalisation{ns: ns, o: o, refuse: cannotHandle(res)}); err != nil {
-		return storage.Object{}, err
+		return storage.Object{}, nil, err
 	}
 	if err := r.checkNamespaceActive(ctx, res, obj); err != nil {
-		return storage.Object{}, err
+		return storage.Object{}, nil, err
 	}
-	return r.commitObject(ctx, &writeRequest{res: res, op: admission.Create, ns: ns, name: obj.Name(), o: o, options: "CreateOptions", obj: obj})
+	w := &writeRequest{res: res, op: admission.Create, ns: ns, name: obj.Name(), o: o, options: "CreateOptions", obj: obj}
+	out, err := r.commitObject(ctx, w)
+	return out, w.written, err
 }
 
 // normalisation says how normalise checks a request object.

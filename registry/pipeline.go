@@ -1,11 +1,13 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry/admission"
 	"github.com/kapi-dev/kapi/registry/admission/webhook"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/storage"
 )
@@ -74,6 +76,12 @@ type writeRequest struct {
 	object func(old Object, cur storage.Object) (Object, error)
 	// del are a delete's options (o is then unused).
 	del deleteOptions
+	// written is the object a create stored, set by commitCreate when
+	// the store kept the bytes it was given and no string lost invalid
+	// UTF-8 to them (jsonobj.MayHaveReplaced): what the stored Value
+	// decodes to, but for its resourceVersion. The response is encoded
+	// from it (seedEnveloped), not decoded again from the stored bytes.
+	written Object
 }
 
 // commit runs a write through the pipeline: the one function every write
@@ -169,7 +177,12 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		if !w.o.applied {
 			track = func(obj Object) (Object, error) { return r.trackSent(ctx, res, nil, obj, sent, w.o.manager, "") }
 		}
-		prepared, err := r.prepareCreate(ctx, res, obj, track, name)
+		// A protobuf body's object is representable unless mutating
+		// admission may have changed it: what the server adds
+		// (defaults, managedFields, the strategy's fields) is of the
+		// message's types.
+		representable := w.o.fromProtobuf && !r.mutates()
+		prepared, err := r.prepareCreate(ctx, res, obj, track, name, representable)
 		if err != nil {
 			return storage.Object{}, err
 		}
@@ -196,6 +209,9 @@ func (r *Registry) commitCreate(ctx context.Context, w *writeRequest) (storage.O
 		}
 		if err != nil {
 			return out, toStatus(err, res, obj.Name())
+		}
+		if bytes.Equal(out.Value, so.Value) && !jsonobj.MayHaveReplaced(so.Value) {
+			w.written = obj
 		}
 		return out, nil
 	}
@@ -296,6 +312,12 @@ func (r *Registry) noAdmission() bool {
 	return r.opts.Admission.Empty() && r.webhooks.Empty()
 }
 
+// mutates reports whether a mutating hook or webhook may change a write's
+// object.
+func (r *Registry) mutates() bool {
+	return len(r.opts.Admission.Mutating) > 0 || r.webhooks.Mutates()
+}
+
 // validate runs the validating hooks, then the validating webhooks (a
 // nil: none), and sends their warnings.
 func (r *Registry) validate(ctx context.Context, a *admission.Attributes) error {
@@ -322,7 +344,7 @@ func warnAll(ctx context.Context, a *admission.Attributes) {
 // or webhook, or for an apply, whose field manager has tracked it
 // already.
 func (r *Registry) sentForTracking(a *admission.Attributes, applied bool) Object {
-	if a == nil || applied || a.Object == nil || (len(r.opts.Admission.Mutating) == 0 && !r.webhooks.Mutates()) {
+	if a == nil || applied || a.Object == nil || !r.mutates() {
 		return nil
 	}
 	return Object(a.Object).deepCopy()

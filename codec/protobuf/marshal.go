@@ -44,6 +44,36 @@ func Marshal(md protoreflect.MessageDescriptor, obj map[string]any) ([]byte, err
 	return out, nil
 }
 
+// MarshalEnvelope is AppendEnvelope(nil, tm, Marshal(md, obj)) in one
+// allocation of the body's size: a whole response body for one object.
+// raw, the message's bytes, is a sub-slice of body (a list item or a
+// watch event frames it anew):
+//
+//	body = Magic, Unknown{typeMeta: tm, raw: raw, contentEncoding: "", contentType: ""}
+func MarshalEnvelope(md protoreflect.MessageDescriptor, tm TypeMeta, obj map[string]any) (body, raw []byte, err error) {
+	bp := bufPool.Get().(*[]byte)
+	b, perr := table(md).built().appendObject((*bp)[:0], obj, 0)
+	if perr != nil {
+		bufPool.Put(bp)
+		return nil, nil, perr
+	}
+	if len(b) == 0 {
+		b = nil // as Marshal returns an empty message: no raw field
+	}
+	body = AppendEnvelope(nil, tm, b)
+	// raw is written after Magic, the TypeMeta field and raw's own tag
+	// and length.
+	if b != nil {
+		at := len(Magic) + sizeString(sizeTypeMeta(tm)) + sizeString(len(b)) - len(b)
+		raw = body[at : at+len(b) : at+len(b)]
+	}
+	if cap(b) <= maxPooled {
+		*bp = b
+		bufPool.Put(bp)
+	}
+	return body, raw, nil
+}
+
 // bufPool holds Marshal's scratch buffers: the message is built in one and
 // copied out at its exact size, so growing the buffer costs nothing after
 // the first calls.
@@ -56,6 +86,14 @@ func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byt
 	if depth > maxDepth {
 		return nil, invalidf("nested too deeply")
 	}
+	if m.byName != nil && sparse*len(obj) <= len(m.fields) {
+		return m.appendSparse(dst, obj, depth)
+	}
+	return m.appendDense(dst, obj, depth)
+}
+
+// appendDense is appendObject visiting the message's fields.
+func (m *message) appendDense(dst []byte, obj map[string]any, depth int) ([]byte, *Error) {
 	for _, f := range m.fields {
 		if f.inline {
 			var err *Error
@@ -70,6 +108,32 @@ func (m *message) appendObject(dst []byte, obj map[string]any, depth int) ([]byt
 		}
 		var err *Error
 		if dst, err = f.append(dst, v, depth); err != nil {
+			return nil, err.under(f.name)
+		}
+	}
+	return dst, nil
+}
+
+// sparse is how many times fewer keys than fields an object has for
+// appendObject to visit its keys rather than the message's fields (a
+// PodSpec has 40 fields and often 2 keys).
+const sparse = 4
+
+// appendSparse is appendObject visiting obj's keys: the fields they name,
+// in field order, then written as appendObject writes them.
+func (m *message) appendSparse(dst []byte, obj map[string]any, depth int) ([]byte, *Error) {
+	var stack [16]int
+	at := stack[:0]
+	for k := range obj {
+		if i, ok := m.byName[k]; ok {
+			at = append(at, i)
+		}
+	}
+	slices.Sort(at)
+	for _, i := range at {
+		f := m.fields[i]
+		var err *Error
+		if dst, err = f.append(dst, obj[f.name], depth); err != nil {
 			return nil, err.under(f.name)
 		}
 	}
@@ -115,10 +179,11 @@ func nullMessage(s special) bool {
 }
 
 func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {
+	var stack [8]string // most maps' keys (labels, selectors): no allocation
 	var keys []string
 	switch obj := v.(type) {
 	case map[string]any:
-		keys = sortedKeys(obj)
+		keys = sortedKeys(stack[:0], obj)
 		for _, k := range keys {
 			var err *Error
 			if dst, err = f.appendEntry(dst, k, obj[k], depth); err != nil {
@@ -126,7 +191,7 @@ func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {
 			}
 		}
 	case map[string]string:
-		keys = sortedKeys(obj)
+		keys = sortedKeys(stack[:0], obj)
 		for _, k := range keys {
 			var err *Error
 			if dst, err = f.appendEntry(dst, k, obj[k], depth); err != nil {
@@ -139,8 +204,8 @@ func (f *field) appendMap(dst []byte, v any, depth int) ([]byte, *Error) {
 	return dst, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys appends m's keys to keys, sorted.
+func sortedKeys[V any](keys []string, m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}

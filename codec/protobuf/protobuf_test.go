@@ -605,3 +605,85 @@ func TestLargeNested(t *testing.T) {
 		t.Errorf("round trip differs (%d vs %d bytes of JSON)", len(g), len(w))
 	}
 }
+
+// MarshalEnvelope's body is AppendEnvelope of Marshal's bytes, and its raw
+// the message within it, for messages whose length takes one to three
+// varint bytes.
+func TestMarshalEnvelope(t *testing.T) {
+	for _, size := range []int{0, 100, 1 << 10, 200 << 10} {
+		cm := benchConfigMap(size)
+		if size == 0 {
+			cm = map[string]any{}
+		}
+		for _, tm := range []TypeMeta{{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}, {}} {
+			want, err := Marshal(ConfigMap, cm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, raw, err := MarshalEnvelope(ConfigMap, tm, cm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(raw, want) {
+				t.Errorf("%d bytes, %v: raw is not Marshal's bytes", size, tm)
+			}
+			if wantBody := AppendEnvelope(nil, tm, want); !bytes.Equal(body, wantBody) {
+				t.Errorf("%d bytes, %v: body\ngot  % x\nwant % x", size, tm, body[:min(len(body), 40)], wantBody[:min(len(wantBody), 40)])
+			}
+			if _, r, err := DecodeEnvelope(body); err != nil || len(r) != len(raw) || (len(r) > 0 && &r[0] != &raw[0]) || (raw == nil) != (want == nil) {
+				t.Errorf("%d bytes, %v: raw is not the envelope's raw field", size, tm)
+			}
+		}
+	}
+	if _, _, err := MarshalEnvelope(ConfigMap, TypeMeta{}, map[string]any{"data": "x"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a bad object: got %v; want ErrInvalid", err)
+	}
+}
+
+// Marshal visits an object's keys rather than its message's fields when
+// the object has few (appendSparse): the same bytes and errors either way.
+func TestMarshalSparseAsDense(t *testing.T) {
+	for _, tt := range []struct {
+		message, obj string
+	}{
+		{"k8s.io.api.core.v1.PodSpec", `{"containers":[{"name":"app","image":"nginx:1.27"}],"restartPolicy":"Always","unknown":1}`},
+		{"k8s.io.api.core.v1.Container", `{"name":"app","image":"nginx:1.27","ports":[{"containerPort":80,"protocol":"TCP"}]}`},
+		{"k8s.io.api.core.v1.Container", `{"name":"app","image":3}`},
+		{"k8s.io.api.core.v1.Container", `{"name":"app","image":"x","ports":[{"containerPort":"eighty"}]}`},
+		{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", `{"name":"a","namespace":"b","labels":{"app":"web"},"generation":1}`},
+		{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", `{}`},
+		{"k8s.io.api.apps.v1.DeploymentSpec", `{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}`},
+	} {
+		d, err := Files.FindDescriptorByName(protoreflect.FullName(tt.message))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := table(d.(protoreflect.MessageDescriptor)).built()
+		if m.byName == nil {
+			t.Fatalf("%s: no byName index", tt.message)
+		}
+		var obj map[string]any
+		dec := json.NewDecoder(strings.NewReader(tt.obj))
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil {
+			t.Fatal(err)
+		}
+		dense, derr := m.appendDense(nil, obj, 0)
+		sparse, serr := m.appendSparse(nil, obj, 0)
+		if !bytes.Equal(dense, sparse) || (derr == nil) != (serr == nil) || (derr != nil && derr.Error() != serr.Error()) {
+			t.Errorf("%s %s:\ndense  % x, %v\nsparse % x, %v", tt.message, tt.obj, dense, derr, sparse, serr)
+		}
+		if derr == nil && len(dense) == 0 && len(obj) > 0 {
+			t.Errorf("%s %s: nothing written", tt.message, tt.obj)
+		}
+	}
+	// A message with an inline field reads its keys in the parent's object:
+	// it is never sparse.
+	d, err := Files.FindDescriptorByName("k8s.io.api.core.v1.Volume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table(d.(protoreflect.MessageDescriptor)).built().byName != nil {
+		t.Errorf("Volume (inline volumeSource) has a byName index")
+	}
+}

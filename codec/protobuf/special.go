@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/kapi-dev/kapi/internal/jsonval"
 )
 
 // rfc3339Micro is MicroTime's JSON layout (apimachinery's RFC3339Micro).
@@ -86,11 +88,15 @@ func appendSpecial(dst []byte, s special, v any) ([]byte, *Error) {
 		}
 		return dst, nil
 	case rawExt, fieldsV1:
-		raw, err := json.Marshal(v)
+		// The JSON text straight into dst (jsonval writes encoding/json's
+		// bytes), its length filled in after.
+		dst = protowire.AppendTag(dst, 1, protowire.BytesType)
+		start := len(dst)
+		out, err := jsonval.Append(append(dst, 0), v)
 		if err != nil {
 			return nil, invalidf("cannot encode as JSON: %v", err)
 		}
-		return appendBytes(dst, 1, raw), nil
+		return fixLen(out, start), nil
 	case stringList:
 		switch l := v.(type) {
 		case []string:

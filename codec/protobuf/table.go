@@ -64,6 +64,10 @@ type message struct {
 	fields  []*field         // by field number, the order Marshal writes
 	byNum   []*field         // index = field number, for numbers below 64
 	bigNum  map[int32]*field // the rest
+	// byName indexes fields by JSON key (nil when a field is inline,
+	// whose keys are the parent's): Marshal looks up the keys an object
+	// has rather than every field, when it has few (appendObject).
+	byName map[string]int
 }
 
 // field is one field of a message table.
@@ -145,6 +149,14 @@ func (m *message) build() {
 		}
 	}
 	slices.SortFunc(m.fields, func(a, b *field) int { return int(a.num) - int(b.num) })
+	m.byName = make(map[string]int, len(m.fields))
+	for i, f := range m.fields {
+		if f.inline {
+			m.byName = nil
+			break
+		}
+		m.byName[f.name] = i
+	}
 }
 
 func (m *message) field(num protowire.Number) *field {

@@ -284,24 +284,24 @@ func (f *field) decodeValue(d *decoder, typ protowire.Type, b []byte, depth int)
 		case protoreflect.BoolKind:
 			return v != 0, zero, n, nil
 		case protoreflect.Int32Kind:
-			return number(int64(int32(v))), zero, n, nil
+			return anyNumber(int64(int32(v))), zero, n, nil
 		case protoreflect.Sint32Kind:
 			x := int64(int32(protowire.DecodeZigZag(v & math.MaxUint32)))
-			return number(x), x == 0, n, nil
+			return anyNumber(x), x == 0, n, nil
 		case protoreflect.Sint64Kind:
-			return number(protowire.DecodeZigZag(v)), zero, n, nil
+			return anyNumber(protowire.DecodeZigZag(v)), zero, n, nil
 		case protoreflect.Uint32Kind:
-			return unumber(uint64(uint32(v))), uint32(v) == 0, n, nil
+			return anyUnumber(uint64(uint32(v))), uint32(v) == 0, n, nil
 		case protoreflect.Uint64Kind:
-			return unumber(v), zero, n, nil
+			return anyUnumber(v), zero, n, nil
 		case protoreflect.EnumKind:
 			x := int32(v)
 			if ev := f.enum.Values().ByNumber(protoreflect.EnumNumber(x)); ev != nil {
 				return string(ev.Name()), x == 0, n, nil
 			}
-			return number(int64(x)), x == 0, n, nil
+			return anyNumber(int64(x)), x == 0, n, nil
 		}
-		return number(int64(v)), zero, n, nil
+		return anyNumber(int64(v)), zero, n, nil
 	case protowire.Fixed32Type:
 		v, n := protowire.ConsumeFixed32(b)
 		if n < 0 {
@@ -309,12 +309,12 @@ func (f *field) decodeValue(d *decoder, typ protowire.Type, b []byte, depth int)
 		}
 		switch f.kind {
 		case protoreflect.Sfixed32Kind:
-			return number(int64(int32(v))), v == 0, n, nil
+			return anyNumber(int64(int32(v))), v == 0, n, nil
 		case protoreflect.FloatKind:
 			x, err := float(float64(math.Float32frombits(v)), 32)
 			return x, v == 0, n, err
 		}
-		return unumber(uint64(v)), v == 0, n, nil
+		return anyUnumber(uint64(v)), v == 0, n, nil
 	case protowire.Fixed64Type:
 		v, n := protowire.ConsumeFixed64(b)
 		if n < 0 {
@@ -322,18 +322,44 @@ func (f *field) decodeValue(d *decoder, typ protowire.Type, b []byte, depth int)
 		}
 		switch f.kind {
 		case protoreflect.Sfixed64Kind:
-			return number(int64(v)), v == 0, n, nil
+			return anyNumber(int64(v)), v == 0, n, nil
 		case protoreflect.DoubleKind:
 			x, err := float(math.Float64frombits(v), 64)
 			return x, v == 0, n, err
 		}
-		return unumber(v), v == 0, n, nil
+		return anyUnumber(v), v == 0, n, nil
 	}
 	return nil, false, 0, f.wrongWire(typ)
 }
 
 func number(n int64) json.Number   { return json.Number(strconv.FormatInt(n, 10)) }
 func unumber(n uint64) json.Number { return json.Number(strconv.FormatUint(n, 10)) }
+
+// anyNumber and anyUnumber are number and unumber as the values of a
+// decoded object: the small ones (most counts, ports and the zeros
+// Kubernetes' generated code always writes) taken from smallNumbers, which
+// spares boxing each into an interface.
+func anyNumber(n int64) any {
+	if 0 <= n && n < int64(len(smallNumbers)) {
+		return smallNumbers[n]
+	}
+	return number(n)
+}
+
+func anyUnumber(n uint64) any {
+	if n < uint64(len(smallNumbers)) {
+		return smallNumbers[n]
+	}
+	return unumber(n)
+}
+
+// smallNumbers are json.Number 0 to 255, boxed once.
+var smallNumbers = func() (t [256]any) {
+	for i := range t {
+		t[i] = number(int64(i))
+	}
+	return t
+}()
 
 // float formats f as encoding/json does for a float of the given bits.
 func float(f float64, bits int) (json.Number, *Error) {

@@ -144,3 +144,15 @@ func metadata(obj map[string]any) map[string]any {
 	}
 	return m
 }
+
+// MayHaveReplaced reports whether value, written by Encode, may hold a
+// string whose invalid UTF-8 was replaced: Encode (as encoding/json)
+// writes each invalid byte as the escape \ufffd, and a valid U+FFFD as
+// itself, so a value without that escape reads back with the very strings
+// it was encoded from. A string holding a backslash then "ufffd" is a
+// false positive.
+//
+//	{"data": {"k": "v\xff"}} → {"data":{"k":"v\ufffd"}} → true
+func MayHaveReplaced(value []byte) bool { return bytes.Contains(value, replaced) }
+
+var replaced = []byte(`\ufffd`)

@@ -2,6 +2,7 @@ package jsonobj
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -69,5 +70,37 @@ func TestDuplicates(t *testing.T) {
 	}
 	if got := Duplicates([]byte(`{"a":{"b":1}}`), map[string]any{"a": map[string]any{"b": 1}}); got != nil {
 		t.Errorf("no duplicates: got %q; want none", got)
+	}
+}
+
+func TestMayHaveReplaced(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		v    any
+		want bool
+	}{
+		{"valid strings", map[string]any{"a": "é\ufffd", "b": int64(1), "c": nil, "d": []any{"x"}, "e": []string{"y"}}, false},
+		{"an invalid string", map[string]any{"a": "\xff"}, true},
+		{"an invalid key", map[string]any{"\xffa": "x"}, true},
+		{"in a list", map[string]any{"a": []any{"ok", map[string]any{"b": "\xc3"}}}, true},
+		{"in a []string", map[string]any{"a": []string{"ok", "\xfe"}}, true},
+		{"in a map[string]string", map[string]any{"a": map[string]string{"k": "\xfe"}}, true},
+		{"a backslash and ufffd (a false positive)", map[string]any{"a": `\ufffd`}, true},
+	} {
+		b, err := Encode(map[string]any{"metadata": map[string]any{}, "v": tt.v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MayHaveReplaced(b); got != tt.want {
+			t.Errorf("%s: %s: got %v; want %v", tt.name, b, got, tt.want)
+		}
+		// Without the escape, the strings read back as they were.
+		back, err := DecodeStored(b, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tt.want && fmt.Sprint(back["v"]) != fmt.Sprint(tt.v) {
+			t.Errorf("%s: read back as %v", tt.name, back["v"])
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kapi-dev/kapi/codec"
 )
@@ -84,7 +85,29 @@ const (
 type Offers struct {
 	types   []codec.MediaType
 	targets []Target
+	// picks remembers Pick's answer per Accept header (nil: none).
+	picks *picks
 }
+
+// picks is an Offers' memo of Pick's answers: clients send one Accept
+// header on every request (client-go's typed clients
+// "application/vnd.kubernetes.protobuf, */*"), which is parsed and
+// negotiated once. It keeps the first maxPicks headers, so a client
+// sending ever new ones costs a parse each, not memory.
+type picks struct {
+	mu sync.RWMutex
+	m  map[string]pick
+}
+
+type pick struct {
+	t  Target
+	ok bool
+}
+
+// maxPicks bounds the Accept headers an Offers remembers.
+const maxPicks = 64
+
+func newPicks() *picks { return &picks{m: map[string]pick{}} }
 
 // offerTable holds the offers per endpoint, for resources with and without
 // a protobuf message. They are built once: negotiation allocates nothing
@@ -105,6 +128,7 @@ func buildOffers(hasProtobuf bool, e Endpoint) Offers {
 		o.types = append(o.types, codec.MediaType{Type: Types[f], Params: params})
 		o.targets = append(o.targets, t)
 	}
+	o.picks = newPicks()
 	formats := func(withProtobuf bool) []Format {
 		fs := []Format{JSON, YAML}
 		if withProtobuf {
@@ -197,6 +221,7 @@ var StatusOffers = Offers{
 	targets: []Target{
 		{Format: JSON}, {Format: YAML}, {Format: Protobuf}, {Format: CBOR},
 	},
+	picks: newPicks(),
 }
 
 // ValueOffers are the formats of values that have no protobuf message in
@@ -204,6 +229,7 @@ var StatusOffers = Offers{
 var ValueOffers = Offers{
 	types:   []codec.MediaType{{Type: MediaJSON}, {Type: MediaYAML}, {Type: MediaCBOR}},
 	targets: []Target{{Format: JSON}, {Format: YAML}, {Format: CBOR}},
+	picks:   newPicks(),
 }
 
 // Supported is what a 406 lists: the plain media types on offer.
@@ -220,7 +246,29 @@ func (o Offers) Supported() string {
 // Pick negotiates the request's Accept header against o; false when
 // nothing on offer is acceptable (406, listing Supported).
 func (o Offers) Pick(req *http.Request) (Target, bool) {
-	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
+	h := req.Header.Get("Accept")
+	c := o.picks
+	if c == nil {
+		return o.pick(h)
+	}
+	c.mu.RLock()
+	p, ok := c.m[h]
+	c.mu.RUnlock()
+	if ok {
+		return p.t, p.ok
+	}
+	t, found := o.pick(h)
+	c.mu.Lock()
+	if len(c.m) < maxPicks {
+		c.m[h] = pick{t, found}
+	}
+	c.mu.Unlock()
+	return t, found
+}
+
+// pick is Pick of the Accept header h, computed.
+func (o Offers) pick(h string) (Target, bool) {
+	accept, err := codec.ParseAccept(h)
 	if err != nil {
 		return Target{}, false
 	}

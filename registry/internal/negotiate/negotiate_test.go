@@ -36,10 +36,38 @@ func TestPick(t *testing.T) {
 		if tt.accept != "" {
 			req.Header.Set("Accept", tt.accept)
 		}
-		got, ok := For(tt.protobuf, tt.e).Pick(req)
-		if got != tt.want || ok != tt.wantOK {
-			t.Errorf("%s: got %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.wantOK)
+		for _, round := range []string{"first", "remembered"} { // the second Pick answers from the memo
+			got, ok := For(tt.protobuf, tt.e).Pick(req)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("%s (%s): got %+v, %v; want %+v, %v", tt.name, round, got, ok, tt.want, tt.wantOK)
+			}
 		}
+	}
+}
+
+// Pick remembers the first maxPicks Accept headers of an Offers and
+// negotiates the others afresh, with the same answers.
+func TestPickMemoBounded(t *testing.T) {
+	o := buildOffers(true, Item)
+	for i := range 3 * maxPicks {
+		accept := MediaProtobuf + ";q=0." + strings.Repeat("9", i%5+1) + ", application/json;x=" + strings.Repeat("a", i+1)
+		if i%2 == 1 {
+			accept = "text/html;x=" + strings.Repeat("b", i+1)
+		}
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Header.Set("Accept", accept)
+		want, wantOK := o.pick(accept)
+		for range 2 {
+			if got, ok := o.Pick(req); got != want || ok != wantOK {
+				t.Fatalf("%q: got %+v, %v; want %+v, %v", accept, got, ok, want, wantOK)
+			}
+		}
+		if wantOK != (i%2 == 0) {
+			t.Fatalf("%q: negotiated %v", accept, wantOK)
+		}
+	}
+	if n := len(o.picks.m); n != maxPicks {
+		t.Errorf("the memo holds %d headers; want %d", n, maxPicks)
 	}
 }
 
