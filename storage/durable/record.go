@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/kapi-dev/kapi/storage"
 )
 
-// The bytes kept in bbolt. Every value is a sequence of uvarint-prefixed
+// The bytes kept in pebble. Every value is a sequence of uvarint-prefixed
 // fields, so a record is read without a schema:
 //
 //	object:  key, uid, value, #labels, (k, v)…, #fields, (k, v)…
-//	state:   revision, object      (bucket "state", under the object's key)
+//	state:   revision, object      (key space "s", under the object's key)
 //	change:  op (1 put, 2 delete), then the object put, or the key deleted
-//	         (bucket "log", under the change's revision, 8 bytes big-endian:
+//	         (key space "l", under the change's revision, 8 bytes big-endian:
 //	         the revision is the log's key, not in the record)
 //
 // Maps are written in key order, so one state always encodes to the
@@ -70,6 +72,9 @@ type decoder struct {
 	err error
 }
 
+// uvarintLen is the length of v's shortest encoding.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
 func (d *decoder) uvarint() uint64 {
 	if d.err != nil {
 		return 0
@@ -79,7 +84,7 @@ func (d *decoder) uvarint() uint64 {
 		d.err = fmt.Errorf("%w: truncated number", errRecord)
 		return 0
 	}
-	if n != len(binary.AppendUvarint(nil, v)) {
+	if n != uvarintLen(v) {
 		d.err = fmt.Errorf("%w: number not in its shortest form", errRecord)
 		return 0
 	}
@@ -87,9 +92,9 @@ func (d *decoder) uvarint() uint64 {
 	return v
 }
 
-// bytes returns the next length-prefixed field, copied: bbolt's bytes
-// live only as long as the transaction.
-func (d *decoder) bytes() []byte {
+// field returns the next length-prefixed field, in the record (not
+// copied).
+func (d *decoder) field() []byte {
 	n := d.uvarint()
 	if d.err != nil {
 		return nil
@@ -98,52 +103,79 @@ func (d *decoder) bytes() []byte {
 		d.err = fmt.Errorf("%w: field of %d bytes in %d", errRecord, n, len(d.b))
 		return nil
 	}
-	v := slices.Clone(d.b[:n])
+	v := d.b[:n:n]
 	d.b = d.b[n:]
 	return v
 }
 
-func (d *decoder) string() string {
+// mapBytes checks the next map's encoding and returns its entries'
+// count and the bytes of its keys and values.
+func (d *decoder) mapBytes() (entries, size int) {
 	n := d.uvarint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.err = fmt.Errorf("%w: field of %d bytes in %d", errRecord, n, len(d.b))
-		return ""
-	}
-	v := string(d.b[:n])
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) stringMap() map[string]string {
-	n := d.uvarint()
-	if d.err != nil || n == 0 {
-		return nil
-	}
-	if n > uint64(len(d.b))/2 { // each entry takes two bytes at least
+	if d.err == nil && n > uint64(len(d.b))/2 { // each entry takes two bytes at least
 		d.err = fmt.Errorf("%w: %d map entries in %d bytes", errRecord, n, len(d.b))
+	}
+	for range n {
+		if d.err != nil {
+			return 0, 0
+		}
+		size += len(d.field())
+		size += len(d.field())
+	}
+	return int(n), size
+}
+
+// stringMap reads the next map, already checked by mapBytes, its
+// strings cut out of s from *at on. A repeated key is an error.
+func (d *decoder) stringMap(entries int, s string, at *int) map[string]string {
+	d.uvarint()
+	if entries == 0 {
 		return nil
 	}
-	m := make(map[string]string, n)
-	for range n {
-		k := d.string()
-		m[k] = d.string()
+	m := make(map[string]string, entries)
+	for range entries {
+		k, v := d.field(), d.field()
+		i := *at
+		m[s[i:i+len(k)]] = s[i+len(k) : i+len(k)+len(v)]
+		*at = i + len(k) + len(v)
 	}
-	if d.err == nil && len(m) != int(n) {
+	if len(m) != entries {
 		d.err = fmt.Errorf("%w: repeated map key", errRecord)
 	}
 	return m
 }
 
+// object decodes an object in three allocations besides its maps: its
+// value, its Object, and one string holding its key, uid and the keys
+// and values of its labels and fields, which are cut out of it (a
+// restart decodes every object: each allocation counts, in its time
+// and the collector's).
 func (d *decoder) object() storage.Object {
-	var o storage.Object
-	o.Key = d.string()
-	o.UID = d.string()
-	o.Value = d.bytes()
-	o.Labels = d.stringMap()
-	o.Fields = d.stringMap()
+	key, uid, value := d.field(), d.field(), d.field()
+	maps := *d
+	labels, lsize := d.mapBytes()
+	fields, fsize := d.mapBytes()
+	if d.err != nil {
+		return storage.Object{}
+	}
+	var sb strings.Builder
+	sb.Grow(len(key) + len(uid) + lsize + fsize)
+	sb.Write(key)
+	sb.Write(uid)
+	m := maps
+	for range 2 { // the labels' keys and values, then the fields'
+		for range 2 * m.uvarint() {
+			sb.Write(m.field())
+		}
+	}
+	s := sb.String()
+	o := storage.Object{Key: s[:len(key)], UID: s[len(key) : len(key)+len(uid)]}
+	o.Value = make([]byte, len(value))
+	copy(o.Value, value)
+	at := len(key) + len(uid)
+	o.Labels = maps.stringMap(labels, s, &at)
+	o.Fields = maps.stringMap(fields, s, &at)
+	d.err = maps.err
 	return o
 }
 
@@ -173,7 +205,7 @@ func decodeChange(b []byte) (op byte, o storage.Object, err error) {
 	case opPut:
 		o = d.object()
 	case opDelete:
-		o.Key = d.string()
+		o.Key = string(d.field())
 	default:
 		return 0, o, fmt.Errorf("%w: unknown operation %d", errRecord, b[0])
 	}
