@@ -267,13 +267,13 @@ func BenchmarkWriters(b *testing.B) {
 			el := time.Since(start)
 			b.ReportMetric(float64(b.N)/el.Seconds(), "writes/s")
 			s.Close() // the committer has ended: its counts are final
-			st := s.stats
-			if st.commits > 0 {
-				c := float64(st.commits)
-				b.ReportMetric(float64(st.writes)/c, "writes/commit")
-				b.ReportMetric(float64(st.disk.Microseconds())/c, "disk-µs/commit")
-				b.ReportMetric(float64(st.gather.Microseconds())/c, "gather-µs/commit")
-				b.ReportMetric(float64(st.mem.Microseconds())/c, "mem-µs/commit")
+			st := s.Stats()
+			if st.Commits > 0 {
+				c := float64(st.Commits)
+				b.ReportMetric(float64(st.Writes)/c, "writes/commit")
+				b.ReportMetric(float64(st.Disk.Microseconds())/c, "disk-µs/commit")
+				b.ReportMetric(float64(st.Gather.Microseconds())/c, "gather-µs/commit")
+				b.ReportMetric(float64(st.Memory.Microseconds())/c, "mem-µs/commit")
 			}
 		})
 	}
