@@ -113,7 +113,7 @@
 // records in record.go.
 //
 // Start-up is decoding every object into the memory store; reading
-// pebble's tables is the smaller part (measured: of the 0.44–0.51 s of
+// pebble's tables is the smaller part (measured: of the 0.44–0.57 s of
 // CPU time an Open of 100,000 objects of 2 KiB took, a bare iteration
 // of the tables was 0.15–0.19 s with 4 KiB blocks). So Open reads each
 // key space (the state, then the log) in parallel parts, one per
@@ -122,15 +122,16 @@
 // and joined in key order (scanParts); the tables are written in blocks
 // of 32 KiB, not pebble's 4 KiB (a 2 KiB object filled a block by
 // itself: a bare iteration took 0.07–0.09 s of CPU time, half); and an
-// object is decoded in three allocations besides its two maps (its
-// value, its Object, one string cut into its key, uid and the keys and
-// values of its labels and fields). BenchmarkOpen, 100,000 objects,
-// this and the previous version alternately, three rounds: CPU time
-// 0.38–0.42 s a start-up where it was 0.44–0.51 s; wall time 0.24 s
+// object is decoded in two allocations besides its two maps (its value,
+// and one string cut into its key, uid and the keys and values of its
+// labels and fields), where it took three and two for each label and
+// field. BenchmarkOpen, 100,000 objects, this and the previous version
+// alternately, five rounds: CPU time
+// 0.38–0.44 s a start-up where it was 0.44–0.57 s; wall time 0.24 s
 // (compacted) and 0.28 s (from the log) where it was 0.45 s and 0.53 s
-// in the round with the machine least loaded (load average 10), and
-// 0.4–1.7 s against 0.5–2.0 s in the others (load 9–16: the two parts
-// wait for the processors like everything else). Measured and left:
+// in the round with the machine least loaded, and a median of 0.96 s
+// over all rounds where it was 1.09 s (load average 8–20: a start-up
+// waits for processors like everything else). Measured and left:
 // pebble without compression (a bare iteration cost more CPU, 0.09–0.12
 // s: more bytes read), a larger block cache (each block is read once),
 // and a snapshot of the memory state written at Close (it would still

@@ -145,11 +145,12 @@ func (d *decoder) stringMap(entries int, s string, at *int) map[string]string {
 	return m
 }
 
-// object decodes an object in three allocations besides its maps: its
-// value, its Object, and one string holding its key, uid and the keys
-// and values of its labels and fields, which are cut out of it (a
-// restart decodes every object: each allocation counts, in its time
-// and the collector's).
+// object decodes an object in two allocations besides its maps: its
+// value, and one string holding its key, uid and the keys and values of
+// its labels and fields, which are cut out of it (a restart decodes
+// every object: each allocation counts, in its time and the
+// collector's). For example, key "/a", uid "u", labels {app: web}: the
+// string "/auappweb", Key s[0:2], UID s[2:3], Labels {s[3:6]: s[6:9]}.
 func (d *decoder) object() storage.Object {
 	key, uid, value := d.field(), d.field(), d.field()
 	maps := *d
