@@ -516,12 +516,17 @@ func loadDB(path string, marked uint64) (base, rev uint64, state []storage.Objec
 // that they hold about as many bytes each. decode is called
 // concurrently.
 func scanParts[T any](db *pebble.DB, prefix byte, decode func(k, v []byte) (T, error)) ([]T, error) {
-	bounds := append([][]byte{{prefix}}, splitKeys(db, prefix, runtime.GOMAXPROCS(0))...)
+	return scanPartsOf(db, prefix, runtime.GOMAXPROCS(0), decode)
+}
+
+// scanPartsOf is scanParts in at most parts parts.
+func scanPartsOf[T any](db *pebble.DB, prefix byte, parts int, decode func(k, v []byte) (T, error)) ([]T, error) {
+	bounds := append([][]byte{{prefix}}, splitKeys(db, prefix, parts)...)
 	bounds = append(bounds, []byte{prefix + 1})
-	parts := make([][]T, len(bounds)-1)
-	errs := make([]error, len(parts))
+	read := make([][]T, len(bounds)-1)
+	errs := make([]error, len(read))
 	var wg sync.WaitGroup
-	for i := range parts {
+	for i := range read {
 		wg.Go(func() {
 			defer func() {
 				if r := recover(); r != nil { // pebble panics on some damaged tables
@@ -530,7 +535,7 @@ func scanParts[T any](db *pebble.DB, prefix byte, decode func(k, v []byte) (T, e
 			}()
 			errs[i] = scanRange(db, bounds[i], bounds[i+1], func(k, v []byte) error {
 				t, err := decode(k[1:], v)
-				parts[i] = append(parts[i], t)
+				read[i] = append(read[i], t)
 				return err
 			})
 		})
@@ -539,7 +544,7 @@ func scanParts[T any](db *pebble.DB, prefix byte, decode func(k, v []byte) (T, e
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return slices.Concat(parts...), nil
+	return slices.Concat(read...), nil
 }
 
 // splitKeys returns at most parts-1 keys in ascending order that cut
