@@ -469,8 +469,8 @@ func loadDB(path string, marked uint64) (base, rev uint64, state []storage.Objec
 	if rev < marked {
 		return 0, 0, nil, nil, fmt.Errorf("the database holds revision %d; revision %d was committed: files damaged or lost", rev, marked)
 	}
-	state, err = scanParts(db, prefixState, func(k, v []byte) (storage.Object, error) {
-		o, err := decodeState(v)
+	state, err = scanParts(db, prefixState, func(in *interner, k, v []byte) (storage.Object, error) {
+		o, err := decodeStateIn(v, in)
 		if err != nil {
 			return o, fmt.Errorf("state of %q: %w", k, err)
 		}
@@ -482,12 +482,12 @@ func loadDB(path string, marked uint64) (base, rev uint64, state []storage.Objec
 	if err != nil {
 		return 0, 0, nil, nil, err
 	}
-	log, err = scanParts(db, prefixLog, func(k, v []byte) (change, error) {
+	log, err = scanParts(db, prefixLog, func(in *interner, k, v []byte) (change, error) {
 		if len(k) != 8 {
 			return change{}, fmt.Errorf("log: found key %x", k)
 		}
 		rev := binary.BigEndian.Uint64(k)
-		op, o, err := decodeChange(v)
+		op, o, err := decodeChangeIn(v, in)
 		if err != nil {
 			return change{}, fmt.Errorf("log at %d: %w", rev, err)
 		}
@@ -516,13 +516,14 @@ func loadDB(path string, marked uint64) (base, rev uint64, state []storage.Objec
 // and one goroutine would leave the other processors idle (measured:
 // BenchmarkOpen; doc.go). The parts are cut at table boundaries, so
 // that they hold about as many bytes each. decode is called
-// concurrently.
-func scanParts[T any](db *pebble.DB, prefix byte, decode func(k, v []byte) (T, error)) ([]T, error) {
+// concurrently, with an interner for each part (the maps a part decodes
+// are shared among its objects).
+func scanParts[T any](db *pebble.DB, prefix byte, decode func(in *interner, k, v []byte) (T, error)) ([]T, error) {
 	return scanPartsOf(db, prefix, runtime.GOMAXPROCS(0), decode)
 }
 
 // scanPartsOf is scanParts in at most parts parts.
-func scanPartsOf[T any](db *pebble.DB, prefix byte, parts int, decode func(k, v []byte) (T, error)) ([]T, error) {
+func scanPartsOf[T any](db *pebble.DB, prefix byte, parts int, decode func(in *interner, k, v []byte) (T, error)) ([]T, error) {
 	bounds := append([][]byte{{prefix}}, splitKeys(db, prefix, parts)...)
 	bounds = append(bounds, []byte{prefix + 1})
 	read := make([][]T, len(bounds)-1)
@@ -535,8 +536,9 @@ func scanPartsOf[T any](db *pebble.DB, prefix byte, parts int, decode func(k, v 
 					errs[i] = fmt.Errorf("reading the database: %v", r)
 				}
 			}()
+			in := newInterner()
 			errs[i] = scanRange(db, bounds[i], bounds[i+1], func(k, v []byte) error {
-				t, err := decode(k[1:], v)
+				t, err := decode(in, k[1:], v)
 				read[i] = append(read[i], t)
 				return err
 			})

@@ -70,6 +70,7 @@ func encodeChange(op byte, o storage.Object) []byte {
 type decoder struct {
 	b   []byte
 	err error
+	in  *interner // nil: no map shared
 }
 
 // uvarintLen is the length of v's shortest encoding.
@@ -151,22 +152,37 @@ func (d *decoder) stringMap(entries int, s string, at *int) map[string]string {
 // every object: each allocation counts, in its time and the
 // collector's). For example, key "/a", uid "u", labels {app: web}: the
 // string "/auappweb", Key s[0:2], UID s[2:3], Labels {s[3:6]: s[6:9]}.
+// A map the decoder's interner already holds (the same encoded bytes)
+// is shared, its strings left out of s.
 func (d *decoder) object() storage.Object {
 	key, uid, value := d.field(), d.field(), d.field()
 	maps := *d
 	labels, lsize := d.mapBytes()
+	mid := len(d.b)
 	fields, fsize := d.mapBytes()
 	if d.err != nil {
 		return storage.Object{}
 	}
+	lenc := maps.b[:len(maps.b)-mid]
+	fenc := maps.b[len(maps.b)-mid : len(maps.b)-len(d.b)]
+	lshared, fshared := d.in.get(lenc), d.in.get(fenc)
+	size := len(key) + len(uid)
+	if lshared == nil {
+		size += lsize
+	}
+	if fshared == nil {
+		size += fsize
+	}
 	var sb strings.Builder
-	sb.Grow(len(key) + len(uid) + lsize + fsize)
+	sb.Grow(size)
 	sb.Write(key)
 	sb.Write(uid)
 	m := maps
-	for range 2 { // the labels' keys and values, then the fields'
-		for range 2 * m.uvarint() {
-			sb.Write(m.field())
+	for _, shared := range []map[string]string{lshared, fshared} {
+		for range 2 * m.uvarint() { // the keys and values, in order
+			if f := m.field(); shared == nil {
+				sb.Write(f)
+			}
 		}
 	}
 	s := sb.String()
@@ -174,10 +190,50 @@ func (d *decoder) object() storage.Object {
 	o.Value = make([]byte, len(value))
 	copy(o.Value, value)
 	at := len(key) + len(uid)
-	o.Labels = maps.stringMap(labels, s, &at)
-	o.Fields = maps.stringMap(fields, s, &at)
+	o.Labels = maps.sharedMap(lshared, labels, lenc, s, &at)
+	o.Fields = maps.sharedMap(fshared, fields, fenc, s, &at)
 	d.err = maps.err
 	return o
+}
+
+// sharedMap reads the next map (encoded as enc): shared if the
+// interner had it, else decoded from s and given to the interner.
+func (d *decoder) sharedMap(shared map[string]string, entries int, enc []byte, s string, at *int) map[string]string {
+	if shared != nil {
+		d.mapBytes() // skip it
+		return shared
+	}
+	m := d.stringMap(entries, s, at)
+	if d.err == nil {
+		d.in.add(enc, m)
+	}
+	return m
+}
+
+// interner shares the maps of objects whose labels (or fields) encode
+// to the same bytes, among the objects one start-up decodes: objects
+// are immutable once stored (storage.Object), and many share their
+// labels (a Deployment's Pods). It holds at most internMax maps; a nil
+// interner shares nothing. Not safe for concurrent use.
+type interner struct {
+	maps map[string]map[string]string
+}
+
+const internMax = 4096
+
+func newInterner() *interner { return &interner{maps: map[string]map[string]string{}} }
+
+func (in *interner) get(enc []byte) map[string]string {
+	if in == nil || len(enc) <= 1 { // nil, or an empty map
+		return nil
+	}
+	return in.maps[string(enc)]
+}
+
+func (in *interner) add(enc []byte, m map[string]string) {
+	if in != nil && len(m) > 0 && len(in.maps) < internMax {
+		in.maps[string(enc)] = m
+	}
 }
 
 // stateRecord is the record of o in the state bucket, from the body of
@@ -188,8 +244,11 @@ func stateRecord(rev uint64, body []byte) []byte {
 }
 
 // decodeState decodes a whole state record.
-func decodeState(b []byte) (storage.Object, error) {
-	d := decoder{b: b}
+func decodeState(b []byte) (storage.Object, error) { return decodeStateIn(b, nil) }
+
+// decodeStateIn is decodeState sharing maps through in.
+func decodeStateIn(b []byte, in *interner) (storage.Object, error) {
+	d := decoder{b: b, in: in}
 	rev := d.uvarint()
 	o := d.object()
 	o.Revision = rev
@@ -198,10 +257,15 @@ func decodeState(b []byte) (storage.Object, error) {
 
 // decodeChange decodes a whole change record.
 func decodeChange(b []byte) (op byte, o storage.Object, err error) {
+	return decodeChangeIn(b, nil)
+}
+
+// decodeChangeIn is decodeChange sharing maps through in.
+func decodeChangeIn(b []byte, in *interner) (op byte, o storage.Object, err error) {
 	if len(b) == 0 {
 		return 0, o, fmt.Errorf("%w: empty change", errRecord)
 	}
-	d := decoder{b: b[1:]}
+	d := decoder{b: b[1:], in: in}
 	switch op = b[0]; op {
 	case opPut:
 		o = d.object()

@@ -54,7 +54,7 @@ func TestScanParts(t *testing.T) {
 	if tables < 8 {
 		t.Fatalf("%d tables; the test needs several", tables)
 	}
-	key := func(k, _ []byte) ([]byte, error) { return bytes.Clone(k), nil }
+	key := func(_ *interner, k, _ []byte) ([]byte, error) { return bytes.Clone(k), nil }
 	for _, prefix := range []byte{prefixState, prefixLog} {
 		var want [][]byte
 		scan(db, prefix, func(k, _ []byte) error { want = append(want, bytes.Clone(k)); return nil })
@@ -89,7 +89,7 @@ func TestScanParts(t *testing.T) {
 	}
 	// A value that does not decode, in the last part, fails the read.
 	bad := errors.New("bad value")
-	_, err = scanPartsOf(db, prefixState, 2, func(k, _ []byte) ([]byte, error) {
+	_, err = scanPartsOf(db, prefixState, 2, func(_ *interner, k, _ []byte) ([]byte, error) {
 		if string(k) == fmt.Sprintf("%06d", n-1) {
 			return nil, bad
 		}
