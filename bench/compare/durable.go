@@ -25,7 +25,17 @@ func KapiDurable() PeerInfo {
 				os.RemoveAll(dir)
 				return nil, err
 			}
-			return &kapiPeer{s: s, close: func() { s.Close(); os.RemoveAll(dir) }, getMatch: rv.MostRecent}, nil
+			return durablePeer{&kapiPeer{s: s, close: func() { s.Close(); os.RemoveAll(dir) }, getMatch: rv.MostRecent}, s}, nil
 		},
 	}
 }
+
+// durablePeer is kapiPeer on the durable store, with its commit counts.
+type durablePeer struct {
+	*kapiPeer
+	store *durable.Store
+}
+
+// CommitStats are the store's commit counts (BenchmarkDurable reports
+// writes a commit and the disk's time a commit from them).
+func (p durablePeer) CommitStats() durable.Stats { return p.store.Stats() }

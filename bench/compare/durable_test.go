@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapi-dev/kapi/storage/durable"
 )
 
 // synced is the embedded etcd with fsync on that BenchmarkDurable
@@ -71,6 +73,11 @@ func benchWriters(b *testing.B, info PeerInfo, op string, writers int) {
 	var next atomic.Int64
 	next.Store(int64(writers))
 	var wg sync.WaitGroup
+	stats, _ := p.(interface{ CommitStats() durable.Stats })
+	var before durable.Stats
+	if stats != nil {
+		before = stats.CommitStats()
+	}
 	b.ResetTimer()
 	start := time.Now()
 	for w := range writers {
@@ -98,4 +105,14 @@ func benchWriters(b *testing.B, info PeerInfo, op string, writers int) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
+	if stats != nil {
+		// How many writes shared a sync, and what a commit cost the disk:
+		// at N writers, at most N writes a sync, so the disk's time bounds
+		// the writes per second (N / disk time).
+		after := stats.CommitStats()
+		if c := after.Commits - before.Commits; c > 0 {
+			b.ReportMetric(float64(after.Writes-before.Writes)/float64(c), "writes/commit")
+			b.ReportMetric(float64((after.Disk-before.Disk).Microseconds())/float64(c), "disk-µs/commit")
+		}
+	}
 }

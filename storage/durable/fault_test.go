@@ -226,6 +226,76 @@ func TestOpenCrashImage(t *testing.T) {
 	}
 }
 
+// TestDamageAboveMarker: what the marker cannot tell. pebble reads a
+// torn tail of its last log as the end (what a crash mid-append leaves),
+// so damage confined to the writes after the marker's revision reads as
+// a crash: Open succeeds with a prefix of the history, at a revision at
+// least the marker's, never with a gap or half a write. The marker is
+// written every 100 ms; here it is set back to revision 2 (as if it had
+// not moved since the first write), and the last log cut at each tenth
+// of its length. (Cut below the marker: TestOpenDamaged, ErrCorrupt.)
+func TestDamageAboveMarker(t *testing.T) {
+	const n = 200
+	image := crashImage(t, n)
+	logs, _ := filepath.Glob(filepath.Join(image, durable.DirName, "*.log"))
+	slices.Sort(logs) // pebble's file numbers, zero-padded: the last is the newest
+	if len(logs) == 0 {
+		t.Fatal("no log in the crash image")
+	}
+	last, err := filepath.Rel(image, logs[len(logs)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for tenth := 1; tenth < 10; tenth++ {
+		t.Run(fmt.Sprintf("cut at %d0%%", tenth), func(t *testing.T) {
+			dir := t.TempDir()
+			copyTree(t, image, dir)
+			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("kapi-durable revision 2\n"), 0o600)
+			truncateBy(t, filepath.Join(dir, last), float64(tenth)/10)
+			s := open(t, dir, durable.Options{})
+			rev, _ := s.Revision(t.Context())
+			res, err := s.List(t.Context(), "/", storage.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Revision r holds the (r-1)th create: /k/0000 is revision 2.
+			if rev < 2 || rev > n+1 || len(res.Items) != int(rev)-1 {
+				t.Fatalf("opened at revision %d with %d objects; want a prefix of the %d creates, at revision 2 or more", rev, len(res.Items), n)
+			}
+			for i, o := range res.Items {
+				if want := fmt.Sprintf("/k/%04d", i); o.Key != want || len(o.Value) != 2048 || o.Revision != uint64(i)+2 {
+					t.Fatalf("item %d: %s (%d bytes) at %d; want %s (2048 bytes) at %d", i, o.Key, len(o.Value), o.Revision, want, i+2)
+				}
+			}
+			t.Logf("opened at revision %d: the last %d writes lost", rev, n+1-int(rev))
+			lost += n + 1 - int(rev)
+		})
+	}
+	if lost == 0 {
+		t.Fatal("no cut lost a write: the test did not cut into the log's records")
+	}
+	// A log before the last is read strictly (pebble's strict WAL tail):
+	// cut, it is damage whatever the marker says.
+	for _, older := range logs[:len(logs)-1] {
+		rel, _ := filepath.Rel(image, older)
+		t.Run("older log "+filepath.Base(older)+" cut", func(t *testing.T) {
+			dir := t.TempDir()
+			copyTree(t, image, dir)
+			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("kapi-durable revision 2\n"), 0o600)
+			truncateBy(t, filepath.Join(dir, rel), 0.5)
+			s, err := durable.Open(dir, durable.Options{})
+			t.Logf("%v", err)
+			if !errors.Is(err, durable.ErrCorrupt) {
+				if err == nil {
+					s.Close()
+				}
+				t.Fatalf("Open: %v; want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
 // TestOpenReadOnly: a data directory that cannot be written is refused
 // at open with ErrNotWritable. Root writes anywhere, so as root the
 // check runs in a child process without root's rights.

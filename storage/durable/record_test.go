@@ -82,8 +82,50 @@ func FuzzDecodeChange(f *testing.F) {
 		if again := encodeChange(op, o); string(again) != string(b) {
 			t.Fatalf("decoded %+v, which encodes to %x; want %x", o, again, b)
 		}
+		// Decoded twice through one interner, the second time with its
+		// maps shared: the same change.
+		in := newInterner()
+		for range 2 {
+			op2, o2, err := decodeChangeIn(b, in)
+			if err != nil || op2 != op || string(encodeChange(op2, o2)) != string(b) {
+				t.Fatalf("decoded through an interner: %+v, %v; want %+v", o2, err, o)
+			}
+		}
 		if _, err := decodeState(stateRecord(7, b[1:])); op == opPut && err != nil {
 			t.Fatalf("decodeState of a good body: %v", err)
 		}
 	})
+}
+
+// TestInterner: objects decoded through one interner share a map whose
+// encoding they share, and only then.
+func TestInterner(t *testing.T) {
+	in := newInterner()
+	labels := map[string]string{"app": "web", "tier": "front"}
+	decode := func(key string, l map[string]string) storage.Object {
+		t.Helper()
+		_, o, err := decodeChangeIn(encodeChange(opPut, storage.Object{Key: key, Value: []byte("{}"), Labels: l, Fields: map[string]string{"metadata.name": key}}), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(o.Labels, l) || o.Fields["metadata.name"] != key || o.Key != key {
+			t.Fatalf("decoded %+v; want key %s, labels %v", o, key, l)
+		}
+		return o
+	}
+	a := decode("/a", labels)
+	b := decode("/b", map[string]string{"tier": "front", "app": "web"}) // the same labels
+	c := decode("/c", map[string]string{"app": "db"})
+	same := func(x, y map[string]string) bool {
+		return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
+	if !same(a.Labels, b.Labels) {
+		t.Error("the same labels decoded into two maps; want one shared")
+	}
+	if same(a.Labels, c.Labels) || same(a.Fields, b.Fields) {
+		t.Error("different maps shared")
+	}
+	if d := decode("/d", nil); d.Labels != nil {
+		t.Errorf("no labels decoded as %v; want nil", d.Labels)
+	}
 }
