@@ -42,6 +42,11 @@ func TestCoreKinds(t *testing.T) {
 			{"DELETE", pods + "/p?gracePeriodSeconds=0", "", 200, []string{`"deletionGracePeriodSeconds":0`}, nil},
 			{"GET", pods + "/p", "", 404, nil, nil},
 		}},
+		{"a gated pod starts unschedulable", []call{
+			{"POST", pods, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"g"},"spec":{"schedulingGates":[{"name":"example.com/wait"}],"containers":[{"name":"app","image":"nginx"}]}}`, 201,
+				[]string{`"message":"Scheduling is blocked due to non-empty scheduling gates","reason":"SchedulingGated","status":"False","type":"PodScheduled"`}, nil},
+			{"POST", pods, pod, 201, nil, []string{`"conditions"`}},
+		}},
 		{"an update may not add a container", []call{
 			{"POST", pods, pod, 201, nil, nil},
 			{"PATCH", pods + "/p", `{"spec":{"containers":[{"name":"two","image":"busybox"}]}}`, 422,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
@@ -182,7 +183,14 @@ func preparePodCreate(_ context.Context, o registry.Object) error {
 	if g := get(spec, "terminationGracePeriodSeconds"); g != nil && intAt(spec, "terminationGracePeriodSeconds") < 0 {
 		spec["terminationGracePeriodSeconds"] = num(1) // kube's strategy: a negative grace period is 1
 	}
-	o["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}
+	status := map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}
+	if gates, _ := spec["schedulingGates"].([]any); len(gates) > 0 {
+		// kube's applySchedulingGatedCondition.
+		status["conditions"] = []any{map[string]any{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+			"message": "Scheduling is blocked due to non-empty scheduling gates", "lastProbeTime": nil,
+			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}
+	}
+	o["status"] = status
 	return nil
 }
 
