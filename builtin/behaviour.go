@@ -129,11 +129,15 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultPriorityClass
 	case "events.k8s.io/events":
 		s.Default = defaultEventsV1
-		s.PrepareForCreate = prepareEventsV1
-		s.PrepareForUpdate = func(ctx context.Context, o, _ registry.Object) error { return prepareEventsV1(ctx, o) }
+		s.PrepareForCreate = prepareEventsV1Create
+		s.PrepareForUpdate = prepareEventsV1Update
+		// Stored with core's Events, as core v1 Events (eventconvert.go).
+		res.StorageGroup, res.StorageVersion, res.Convert = "core", "v1", convertEvent
 	case "autoscaling/horizontalpodautoscalers":
 		s.ValidateCreate = validateHPA
-		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateHPA(ctx, o) }
+		s.ValidateUpdate = validateHPAUpdate
+		// Stored at autoscaling/v2, as kube stores them (hpaconvert.go).
+		res.StorageVersion, res.Convert = "v2", convertHPA
 		if k.Version == "v1" {
 			s.Default = defaultHPAv1
 		} else {
@@ -168,6 +172,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	case "batch/jobs":
 		s.Default = defaultJob
 		s.PrepareForCreate = prepareJobCreate
+		s.OrphanByDefault, s.OrphanWarning = true, jobOrphanWarning
 		s.ValidateCreate = validateJob
 		s.ValidateUpdate = validateJobUpdate
 	case "coordination.k8s.io/leases":

@@ -153,30 +153,128 @@ func defaultPriorityClass(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-// validateEventsV1 is kube's rule for events.k8s.io Events: what they
-// regard is in their namespace (reported at the internal field name, as
-// kube does), an eventTime, and a type of Normal or Warning (kube's
-// message names the empty value).
+// validateEventsV1 is kube's ValidateEventCreate for an events.k8s.io/v1
+// Event (kube validates its internal core Event, so a field is named as
+// there: regarding is involvedObject): the legacy rules every Event
+// meets (legacyEventErrors), then the strict ones of events.k8s.io: a
+// series of at least 2 with a lastObservedTime, an eventTime, a type of
+// Normal or Warning, and none of the deprecated core fields. An Event
+// with an eventTime and no reportingController nor reportingInstance
+// has four causes:
+//
+//	reportingController: Required value
+//	reportingController: Invalid value: "": name part must be non-empty
+//	reportingController: Invalid value: "": name part must consist of …
+//	reportingInstance: Required value
 func validateEventsV1(_ context.Context, o registry.Object) []registry.FieldError {
-	var errs []registry.FieldError
 	m := obj(o)
-	if ns := getString(m, "regarding", "namespace"); ns != o.Namespace() {
-		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"})
-	}
+	errs := legacyEventErrors(m, o.Namespace())
+	errs = append(errs, eventSeriesErrors(m)...)
 	if m["eventTime"] == nil {
 		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "eventTime"})
 	}
 	if t := getString(m, "type"); t != "Normal" && t != "Warning" {
 		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "type", Value: "", Detail: "has invalid value: " + t})
 	}
+	for _, f := range []struct{ v1, core string }{{"deprecatedFirstTimestamp", "firstTimestamp"}, {"deprecatedLastTimestamp", "lastTimestamp"}} {
+		if m[f.v1] != nil {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: f.core, Value: "", Detail: "needs to be unset"})
+		}
+	}
+	if intAt(m, "deprecatedCount") != 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "count", Value: "", Detail: "needs to be unset"})
+	}
+	if getString(m, "deprecatedSource", "component") != "" || getString(m, "deprecatedSource", "host") != "" {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "source", Value: "", Detail: "needs to be unset"})
+	}
 	return errs
 }
 
-// prepareEventsV1 refuses an invalid events.k8s.io Event with kube's
-// 422: kube serves the kind from the core group's internal Event, so its
-// error names the kind without a group (`Event "e" is invalid`).
-func prepareEventsV1(ctx context.Context, o registry.Object) error {
-	errs := validateEventsV1(ctx, o)
+// validateEventsV1Update is ValidateEventUpdate's rules that are not
+// immutability: the legacy ones, and the series when it changes.
+func validateEventsV1Update(_ context.Context, o, old registry.Object) []registry.FieldError {
+	errs := legacyEventErrors(obj(o), o.Namespace())
+	if !equal(obj(o)["series"], obj(old)["series"]) {
+		errs = append(errs, eventSeriesErrors(obj(o))...)
+	}
+	return errs
+}
+
+// Kube's limits of an Event's strings.
+const (
+	eventNameLimit = 128  // reportingInstance, action, reason
+	eventNoteLimit = 1024 // note (core's message)
+)
+
+// legacyEventErrors is kube's legacyValidateEvent of an events.k8s.io
+// Event m in namespace ns: without an eventTime, what it regards is in
+// its namespace (or, with no namespace, the event is in "" or default);
+// with one, it names a reporting controller (a qualified name), a
+// reporting instance, an action and a reason, within kube's lengths.
+func legacyEventErrors(m map[string]any, ns string) []registry.FieldError {
+	var errs []registry.FieldError
+	rns := getString(m, "regarding", "namespace")
+	mismatch := registry.FieldError{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: rns, Detail: "does not match event.namespace"}
+	if m["eventTime"] == nil {
+		if (rns == "" && ns != "" && ns != "default") || (rns != "" && rns != ns) {
+			errs = append(errs, mismatch)
+		}
+		return errs
+	}
+	if rns == "" && ns != "default" && ns != "kube-system" {
+		errs = append(errs, mismatch)
+	}
+	rc := getString(m, "reportingController")
+	if rc == "" {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "reportingController"})
+	}
+	errs = appendInvalid(errs, "reportingController", rc, validation.IsQualifiedName(rc))
+	for _, f := range []struct {
+		v1, core string
+		limit    int
+		required bool
+	}{{"reportingInstance", "reportingInstance", eventNameLimit, true}, {"action", "action", eventNameLimit, true},
+		{"reason", "reason", eventNameLimit, true}, {"note", "message", eventNoteLimit, false}} {
+		v := getString(m, f.v1)
+		if v == "" && f.required {
+			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: f.core})
+		}
+		if len(v) > f.limit {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: f.core, Value: "", Detail: fmt.Sprintf("can have at most %d characters", f.limit)})
+		}
+	}
+	return errs
+}
+
+// eventSeriesErrors is validateV1EventSeries.
+func eventSeriesErrors(m map[string]any) []registry.FieldError {
+	series := getMap(m, "series")
+	if series == nil {
+		return nil
+	}
+	var errs []registry.FieldError
+	if intAt(series, "count") < 2 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "series.count", Value: "", Detail: "should be at least 2"})
+	}
+	if series["lastObservedTime"] == nil {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "series.lastObservedTime"})
+	}
+	return errs
+}
+
+// prepareEventsV1Create and prepareEventsV1Update refuse an invalid
+// events.k8s.io Event with kube's 422: kube serves the kind from the
+// core group's internal Event, so its error names the kind without a
+// group (`Event "e" is invalid`).
+func prepareEventsV1Create(ctx context.Context, o registry.Object) error {
+	return eventInvalid(o, validateEventsV1(ctx, o))
+}
+
+func prepareEventsV1Update(ctx context.Context, o, old registry.Object) error {
+	return eventInvalid(o, validateEventsV1Update(ctx, o, old))
+}
+
+func eventInvalid(o registry.Object, errs []registry.FieldError) error {
 	if len(errs) == 0 {
 		return nil
 	}

@@ -117,8 +117,9 @@ func toDeleteOptions(b deleteopts.Options, manager string) (deleteOptions, error
 // gcFinalizers is kube's deletionFinalizersForGarbageCollection: the
 // finalizers obj gets when deleted with o, and whether they changed.
 // Options win over the finalizers already there, which win over the
-// default (Background: no finalizer).
-func gcFinalizers(obj Object, o deleteOptions) ([]string, bool) {
+// kind's default (Strategy.OrphanByDefault; otherwise Background: no
+// finalizer).
+func gcFinalizers(res *Resource, obj Object, o deleteOptions) ([]string, bool) {
 	old := obj.Finalizers()
 	orphan, foreground := false, false
 	switch {
@@ -127,6 +128,7 @@ func gcFinalizers(obj Object, o deleteOptions) ([]string, bool) {
 	case o.propagation != "":
 		orphan, foreground = o.propagation == PropagationOrphan, o.propagation == PropagationForeground
 	default:
+		orphan = res.Strategy.OrphanByDefault && !o.backgroundByDefault
 		for _, f := range old {
 			if f == FinalizerOrphan || f == FinalizerForeground {
 				orphan, foreground = f == FinalizerOrphan, f == FinalizerForeground
@@ -220,6 +222,10 @@ type deleteOptions struct {
 	propagation string
 	// orphanDependents is the deprecated form of propagation.
 	orphanDependents *bool
+	// backgroundByDefault: with no propagation nor orphanDependents,
+	// the object's finalizers decide, else Background, whatever the
+	// kind's Strategy.OrphanByDefault (the garbage collector's deletes).
+	backgroundByDefault bool
 	// ignoreReadError removes an object whose stored bytes do not decode
 	// (ignoreStoreReadErrorWithClusterBreakingPotential).
 	ignoreReadError bool
@@ -359,7 +365,7 @@ func (o deleteOptions) admissionOptions() map[string]any {
 // finalizing reports whether deleting obj with o leaves it in place:
 // it has finalizers, or the kind's own (Strategy.Finalizers).
 func (r *Registry) finalizing(ctx context.Context, res *Resource, obj Object, o deleteOptions) bool {
-	finalizers, _ := r.deletionFinalizers(obj, o)
+	finalizers, _ := r.deletionFinalizers(res, obj, o)
 	return len(finalizers) > 0 || res.ownFinalizers(ctx, obj)
 }
 
@@ -371,11 +377,19 @@ func (res *Resource) ownFinalizers(ctx context.Context, obj Object) bool {
 // deletionFinalizers are the finalizers obj has once deleted with o: the
 // garbage collector's are added or removed as the options say (when it
 // runs).
-func (r *Registry) deletionFinalizers(obj Object, o deleteOptions) ([]string, bool) {
+func (r *Registry) deletionFinalizers(res *Resource, obj Object, o deleteOptions) ([]string, bool) {
 	if r.opts.DisableGarbageCollection {
 		return obj.Finalizers(), false
 	}
-	return gcFinalizers(obj, o)
+	return gcFinalizers(res, obj, o)
+}
+
+// warnOrphanByDefault sends the kind's OrphanWarning with a delete whose
+// options name no propagation policy, as kube's Job REST does.
+func warnOrphanByDefault(ctx context.Context, res *Resource, o deleteOptions) {
+	if res.Strategy.OrphanByDefault && res.Strategy.OrphanWarning != "" && o.propagation == "" && o.orphanDependents == nil {
+		Warn(ctx, res.Strategy.OrphanWarning)
+	}
 }
 
 // checkPreconditions is kube's early check (rest.BeforeDelete): given
@@ -402,7 +416,7 @@ func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name str
 		if err := checkPreconditions(res, name, o, cur); err != nil {
 			return nil, err
 		}
-		finalizers, changed := r.deletionFinalizers(old, o)
+		finalizers, changed := r.deletionFinalizers(res, old, o)
 		if old.deleting() && !changed {
 			return nil, errUnchanged
 		}

@@ -431,6 +431,7 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 			return err
 		}
 	}
+	warnOrphanByDefault(rq.Context(), rq.res, o)
 	out, gone, err := r.delete(rq.Context(), rq.res, rq.namespace, rq.name, o)
 	if err != nil {
 		return err
@@ -491,6 +492,7 @@ func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) erro
 		return err
 	}
 	deleted := storage.ListResult{Revision: l.Revision}
+	warnOrphanByDefault(rq.Context(), rq.res, o)
 	o.collection = true
 	for _, it := range l.Items {
 		name, ns := it.Fields["metadata.name"], it.Fields["metadata.namespace"]
