@@ -58,7 +58,13 @@
 // "500m"; quantity.go), the immutable fields (Pod spec but images, workload
 // selectors, Job selector and template, StatefulSet serviceName and
 // claims, Service clusterIP, immutable Secrets), metadata.generation for
-// the kinds kube keeps it, status written only through /status. The
+// the kinds kube keeps it, status written only through /status, a
+// batch/v1 Job's pods orphaned by a delete that names no propagation
+// policy (with kube's Warning). HorizontalPodAutoscalers are stored at
+// autoscaling/v2 and converted to v1 as kube converts them, what v1
+// cannot say kept in its annotations (hpaconvert.go); events.k8s.io
+// Events are stored as core v1 Events, with them, and each group reads
+// the other's (eventconvert.go). The
 // conformance module compares the stored objects and 422 causes with the
 // real kube-apiserver's on a corpus of objects; README lists what is not
 // modelled.

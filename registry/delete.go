@@ -119,7 +119,7 @@ func toDeleteOptions(b deleteopts.Options, manager string) (deleteOptions, error
 // Options win over the finalizers already there, which win over the
 // kind's default (Strategy.OrphanByDefault; otherwise Background: no
 // finalizer).
-func gcFinalizers(res *Resource, obj Object, o deleteOptions) ([]string, bool) {
+func gcFinalizers(obj Object, o deleteOptions) ([]string, bool) {
 	old := obj.Finalizers()
 	orphan, foreground := false, false
 	switch {
@@ -128,7 +128,7 @@ func gcFinalizers(res *Resource, obj Object, o deleteOptions) ([]string, bool) {
 	case o.propagation != "":
 		orphan, foreground = o.propagation == PropagationOrphan, o.propagation == PropagationForeground
 	default:
-		orphan = res.Strategy.OrphanByDefault && !o.backgroundByDefault
+		orphan = o.orphanByDefault
 		for _, f := range old {
 			if f == FinalizerOrphan || f == FinalizerForeground {
 				orphan, foreground = f == FinalizerOrphan, f == FinalizerForeground
@@ -226,6 +226,9 @@ type deleteOptions struct {
 	// the object's finalizers decide, else Background, whatever the
 	// kind's Strategy.OrphanByDefault (the garbage collector's deletes).
 	backgroundByDefault bool
+	// orphanByDefault is the kind's Strategy.OrphanByDefault unless
+	// backgroundByDefault (set by delete).
+	orphanByDefault bool
 	// ignoreReadError removes an object whose stored bytes do not decode
 	// (ignoreStoreReadErrorWithClusterBreakingPotential).
 	ignoreReadError bool
@@ -247,6 +250,7 @@ var errHasFinalizers = errors.New("registry: object has finalizers")
 // OldObject, once per attempt (an attempt is repeated when a finalizer
 // appears meanwhile).
 func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
+	o.orphanByDefault = res.Strategy.OrphanByDefault && !o.backgroundByDefault
 	return r.commit(ctx, &writeRequest{res: res, op: admission.Delete, ns: ns, name: name, del: o})
 }
 
@@ -365,7 +369,7 @@ func (o deleteOptions) admissionOptions() map[string]any {
 // finalizing reports whether deleting obj with o leaves it in place:
 // it has finalizers, or the kind's own (Strategy.Finalizers).
 func (r *Registry) finalizing(ctx context.Context, res *Resource, obj Object, o deleteOptions) bool {
-	finalizers, _ := r.deletionFinalizers(res, obj, o)
+	finalizers, _ := r.deletionFinalizers(obj, o)
 	return len(finalizers) > 0 || res.ownFinalizers(ctx, obj)
 }
 
@@ -377,11 +381,11 @@ func (res *Resource) ownFinalizers(ctx context.Context, obj Object) bool {
 // deletionFinalizers are the finalizers obj has once deleted with o: the
 // garbage collector's are added or removed as the options say (when it
 // runs).
-func (r *Registry) deletionFinalizers(res *Resource, obj Object, o deleteOptions) ([]string, bool) {
+func (r *Registry) deletionFinalizers(obj Object, o deleteOptions) ([]string, bool) {
 	if r.opts.DisableGarbageCollection {
 		return obj.Finalizers(), false
 	}
-	return gcFinalizers(res, obj, o)
+	return gcFinalizers(obj, o)
 }
 
 // warnOrphanByDefault sends the kind's OrphanWarning with a delete whose
@@ -416,7 +420,7 @@ func (r *Registry) markDeleting(ctx context.Context, res *Resource, ns, name str
 		if err := checkPreconditions(res, name, o, cur); err != nil {
 			return nil, err
 		}
-		finalizers, changed := r.deletionFinalizers(res, old, o)
+		finalizers, changed := r.deletionFinalizers(old, o)
 		if old.deleting() && !changed {
 			return nil, errUnchanged
 		}
