@@ -131,6 +131,29 @@ func TestEventsShareStorage(t *testing.T) {
 	}
 }
 
+// A write through one group drops the other group's managers, as kube's
+// field manager does (it cannot convert the object for them).
+func TestEventsUpdateDropsOtherGroupsManagers(t *testing.T) {
+	r := newRegistry(t)
+	code, _, body := do(t, r, "POST", "/apis/events.k8s.io/v1/namespaces/default/events?fieldManager=recorder", "",
+		`{"metadata":{"name":"a"},"eventTime":"2026-11-26T06:00:00.000000Z","reportingController":"example.com/c","reportingInstance":"c-1","action":"Scale","reason":"Scaled","type":"Normal","note":"scaled up","regarding":{"kind":"Deployment","name":"web","namespace":"default"}}`)
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	code, _, body = do(t, r, "PATCH", "/api/v1/namespaces/default/events/a?fieldManager=editor", "application/merge-patch+json", `{"message":"rescaled"}`)
+	if code != 200 {
+		t.Fatalf("patch: %d %v", code, body)
+	}
+	want := []any{map[string]any{"apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:message": map[string]any{}}, "manager": "editor", "operation": "Update"}}
+	mfs, _ := at(body, "metadata.managedFields").([]any)
+	for _, e := range mfs {
+		delete(e.(map[string]any), "time")
+	}
+	if !equalJSON(mfs, want) {
+		t.Errorf("managedFields %v; want %v", mfs, want)
+	}
+}
+
 // An autoscaling/v2 HPA reads at v1 as kube converts it.
 func TestHPAReadAcrossVersions(t *testing.T) {
 	r := newRegistry(t)

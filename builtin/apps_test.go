@@ -179,3 +179,29 @@ func TestConvertEvent(t *testing.T) {
 		t.Errorf("old core → events.k8s.io: got\n%v\nwant\n%v", got, want)
 	}
 }
+
+// A v2 HPA's behavior gets kube's defaults for the rules it leaves out
+// (SetDefaults_HorizontalPodAutoscalerBehavior); one without a behavior
+// gets none.
+func TestDefaultHPABehavior(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"no behavior", `{"spec":{"maxReplicas":5}}`, `{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}]}}`},
+		{"scale down given", `{"spec":{"maxReplicas":5,"metrics":[],"minReplicas":2,"behavior":{"scaleDown":{"stabilizationWindowSeconds":60,"policies":[{"type":"Pods","value":1,"periodSeconds":30}]}}}}`,
+			`{"spec":{"maxReplicas":5,"minReplicas":2,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}],"behavior":{` +
+				`"scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Max","policies":[{"type":"Pods","value":4,"periodSeconds":15},{"type":"Percent","value":100,"periodSeconds":15}]},` +
+				`"scaleDown":{"stabilizationWindowSeconds":60,"selectPolicy":"Max","policies":[{"type":"Pods","value":1,"periodSeconds":30}]}}}}`},
+		{"empty policies kept", `{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Pods"}],"behavior":{"scaleUp":{"policies":[],"selectPolicy":"Disabled"}}}}`,
+			`{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Pods"}],"behavior":{"scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Disabled","policies":[]},` +
+				`"scaleDown":{"selectPolicy":"Max","policies":[{"type":"Percent","value":100,"periodSeconds":15}]}}}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := object(t, tt.in)
+			if err := defaultHPAv2(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := normal(t, o), normal(t, object(t, tt.want)); !reflect.DeepEqual(got, want) {
+				t.Errorf("got\n%v\nwant\n%v", got, want)
+			}
+		})
+	}
+}

@@ -111,7 +111,29 @@ func defaultHPAv2(_ context.Context, o registry.Object) error {
 		spec["metrics"] = []any{map[string]any{"type": "Resource", "resource": map[string]any{"name": "cpu",
 			"target": map[string]any{"type": "Utilization", "averageUtilization": num(80)}}}}
 	}
+	defaultHPABehavior(spec)
 	return nil
+}
+
+// defaultHPABehavior is SetDefaults_HorizontalPodAutoscalerBehavior: a
+// behavior's scaleUp and scaleDown rules get kube's defaults for what
+// they leave out (scale up: no stabilization window, at most 4 pods or
+// 100% per 15s, the larger; scale down: 100% per 15s).
+func defaultHPABehavior(spec map[string]any) {
+	b := getMap(spec, "behavior")
+	if b == nil {
+		return
+	}
+	policy := func(t string, value, period int64) map[string]any {
+		return map[string]any{"type": t, "value": num(value), "periodSeconds": num(period)}
+	}
+	up := ensureMap(b, "scaleUp")
+	def(up, "stabilizationWindowSeconds", num(0))
+	def(up, "selectPolicy", "Max")
+	def(up, "policies", []any{policy("Pods", 4, 15), policy("Percent", 100, 15)})
+	down := ensureMap(b, "scaleDown")
+	def(down, "selectPolicy", "Max")
+	def(down, "policies", []any{policy("Percent", 100, 15)})
 }
 
 // prepareHPAv2Create writes the status Go's JSON writes for kube's
