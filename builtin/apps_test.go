@@ -66,6 +66,15 @@ func TestAppsValidations(t *testing.T) {
 		{"event without eventTime regards another namespace", nil, func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateEventsV1(ctx, o) },
 			`{"metadata":{"name":"e","namespace":"ns"},"regarding":{"namespace":"other"},"type":"Normal"}`, `{}`,
 			[]string{`involvedObject.namespace: Invalid value: "other": does not match event.namespace`, `eventTime: Required value`}},
+		{"hpa status", status, validateHPAUpdate, `{"spec":{"maxReplicas":0},"status":{"currentReplicas":-1,"desiredReplicas":-2,"conditions":[{"type":"AbleToScale","observedGeneration":-1}]}}`, `{"spec":{"maxReplicas":0}}`,
+			[]string{`status.conditions[0].observedGeneration: Invalid value: -1: must be greater than or equal to 0`,
+				`status.currentReplicas: Invalid value: -1: must be greater than or equal to 0`, `status.desiredReplicas: Invalid value: -2: must be greater than or equal to 0`}},
+		{"event update of kept fields", nil, validateEventsV1Update,
+			event(`"eventTime":"2026-11-26T06:00:00.000000Z","reportingController":"c","reportingInstance":"i","action":"B","reason":"R2","type":"Normal","note":"n2","deprecatedCount":2`),
+			`{"metadata":{"name":"e","namespace":"ns"},"regarding":{"kind":"Deployment","name":"api","namespace":"ns"},"eventTime":"2026-11-26T06:00:00.000000Z","reportingController":"c","reportingInstance":"i","action":"A","reason":"R","type":"Normal","note":"n"}`,
+			[]string{`involvedObject: Invalid value: {"Kind":"Deployment","Namespace":"ns","Name":"web","UID":"","APIVersion":"","ResourceVersion":"","FieldPath":""}: field is immutable`,
+				`reason: Invalid value: "R2": field is immutable`, `message: Invalid value: "n2": field is immutable`,
+				`count: Invalid value: 2: field is immutable`, `action: Invalid value: "B": field is immutable`}},
 		{"event update of series", nil, validateEventsV1Update,
 			event(`"eventTime":"2026-11-26T06:00:00.000000Z","reportingController":"c","reportingInstance":"i","action":"A","reason":"R","type":"Normal","series":{"count":1}`),
 			event(`"eventTime":"2026-11-26T06:00:00.000000Z","reportingController":"c","reportingInstance":"i","action":"A","reason":"R","type":"Normal"`),
@@ -182,7 +191,7 @@ func TestConvertEvent(t *testing.T) {
 
 // A v2 HPA's behavior gets kube's defaults for the rules it leaves out
 // (SetDefaults_HorizontalPodAutoscalerBehavior); one without a behavior
-// gets none.
+// gets none; its status has currentMetrics (null), as Go writes it.
 func TestDefaultHPABehavior(t *testing.T) {
 	for _, tt := range []struct{ name, in, want string }{
 		{"no behavior", `{"spec":{"maxReplicas":5}}`, `{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}]}}`},
@@ -190,6 +199,8 @@ func TestDefaultHPABehavior(t *testing.T) {
 			`{"spec":{"maxReplicas":5,"minReplicas":2,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}],"behavior":{` +
 				`"scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Max","policies":[{"type":"Pods","value":4,"periodSeconds":15},{"type":"Percent","value":100,"periodSeconds":15}]},` +
 				`"scaleDown":{"stabilizationWindowSeconds":60,"selectPolicy":"Max","policies":[{"type":"Pods","value":1,"periodSeconds":30}]}}}}`},
+		{"status has currentMetrics", `{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Pods"}]},"status":{"desiredReplicas":1}}`,
+			`{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Pods"}]},"status":{"desiredReplicas":1,"currentMetrics":null}}`},
 		{"empty policies kept", `{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Pods"}],"behavior":{"scaleUp":{"policies":[],"selectPolicy":"Disabled"}}}}`,
 			`{"spec":{"maxReplicas":5,"minReplicas":1,"metrics":[{"type":"Pods"}],"behavior":{"scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Disabled","policies":[]},` +
 				`"scaleDown":{"selectPolicy":"Max","policies":[{"type":"Percent","value":100,"periodSeconds":15}]}}}}`},

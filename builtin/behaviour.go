@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
 	"github.com/kapi-dev/kapi/schema"
 )
@@ -272,11 +271,16 @@ func defaultEvent(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-// validateEvent is kube's rule that a core/v1 Event's involvedObject is
-// in the event's namespace.
+// validateEvent is kube's legacyValidateEvent of a core/v1 Event (the
+// only rules kube keeps for the version): its involvedObject is in the
+// event's namespace, and one with an eventTime names its reporting
+// component and instance, action and reason (others.go, on the
+// events.k8s.io form of the Event).
 func validateEvent(_ context.Context, o registry.Object) []registry.FieldError {
-	if ns := getString(obj(o), "involvedObject", "namespace"); ns != o.Namespace() {
-		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"}}
+	m := registry.Object{}
+	for k, v := range o {
+		m[k] = v
 	}
-	return nil
+	renameEventFields(m, 1, 0)
+	return legacyEventErrors(m, o.Namespace(), "reportingComponent")
 }

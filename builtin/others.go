@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,9 @@ func defaultHPAv2(_ context.Context, o registry.Object) error {
 			"target": map[string]any{"type": "Utilization", "averageUtilization": num(80)}}}}
 	}
 	defaultHPABehavior(spec)
+	if st, ok := o["status"].(map[string]any); ok {
+		def(st, "currentMetrics", nil) // Go's JSON of its nil list
+	}
 	return nil
 }
 
@@ -190,7 +194,7 @@ func defaultPriorityClass(_ context.Context, o registry.Object) error {
 //	reportingInstance: Required value
 func validateEventsV1(_ context.Context, o registry.Object) []registry.FieldError {
 	m := obj(o)
-	errs := legacyEventErrors(m, o.Namespace())
+	errs := legacyEventErrors(m, o.Namespace(), "reportingController")
 	errs = append(errs, eventSeriesErrors(m)...)
 	if m["eventTime"] == nil {
 		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "eventTime"})
@@ -212,14 +216,61 @@ func validateEventsV1(_ context.Context, o registry.Object) []registry.FieldErro
 	return errs
 }
 
-// validateEventsV1Update is ValidateEventUpdate's rules that are not
-// immutability: the legacy ones, and the series when it changes.
+// validateEventsV1Update is ValidateEventUpdate: the legacy rules, the
+// series when it changes, and the fields an Event keeps, named and
+// valued as kube's internal core Event has them (a reference or source
+// as its Go struct, field names and all: {"Kind":"Deployment",…}).
 func validateEventsV1Update(_ context.Context, o, old registry.Object) []registry.FieldError {
-	errs := legacyEventErrors(obj(o), o.Namespace())
-	if !equal(obj(o)["series"], obj(old)["series"]) {
-		errs = append(errs, eventSeriesErrors(obj(o))...)
+	m, was := obj(o), obj(old)
+	errs := legacyEventErrors(m, o.Namespace(), "reportingController")
+	if !equal(m["series"], was["series"]) {
+		errs = append(errs, eventSeriesErrors(m)...)
+	}
+	for _, f := range []struct {
+		v1, core string
+		value    func(map[string]any) any
+	}{
+		{"regarding", "involvedObject", func(m map[string]any) any { return coreObjectReference(getMap(m, "regarding")) }},
+		{"reason", "reason", nil}, {"note", "message", nil},
+		{"deprecatedSource", "source", func(m map[string]any) any {
+			return struct{ Component, Host string }{getString(m, "deprecatedSource", "component"), getString(m, "deprecatedSource", "host")}
+		}},
+		{"deprecatedFirstTimestamp", "firstTimestamp", nil}, {"deprecatedLastTimestamp", "lastTimestamp", nil},
+		{"deprecatedCount", "count", func(m map[string]any) any { return intAt(m, "deprecatedCount") }},
+		{"type", "type", nil}, {"eventTime", "eventTime", nil}, {"action", "action", nil},
+		{"related", "related", func(m map[string]any) any {
+			if r := getMap(m, "related"); r != nil {
+				return coreObjectReference(r)
+			}
+			return nil
+		}},
+		{"reportingController", "reportingController", nil}, {"reportingInstance", "reportingInstance", nil},
+	} {
+		value := f.value
+		if value == nil {
+			value = func(m map[string]any) any {
+				if v, ok := m[f.v1]; ok && v != nil {
+					return v
+				}
+				if f.v1 == "eventTime" || strings.Contains(f.v1, "Timestamp") {
+					return nil // a zero time is null
+				}
+				return "" // a string left out is ""
+			}
+		}
+		if v := value(m); !equal(v, value(was)) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: f.core, Value: v, Detail: "field is immutable"})
+		}
 	}
 	return errs
+}
+
+// coreObjectReference is kube's internal core.ObjectReference, whose
+// JSON has Go's field names.
+func coreObjectReference(r map[string]any) any {
+	return struct{ Kind, Namespace, Name, UID, APIVersion, ResourceVersion, FieldPath string }{
+		getString(r, "kind"), getString(r, "namespace"), getString(r, "name"), getString(r, "uid"),
+		getString(r, "apiVersion"), getString(r, "resourceVersion"), getString(r, "fieldPath")}
 }
 
 // Kube's limits of an Event's strings.
@@ -233,7 +284,9 @@ const (
 // its namespace (or, with no namespace, the event is in "" or default);
 // with one, it names a reporting controller (a qualified name), a
 // reporting instance, an action and a reason, within kube's lengths.
-func legacyEventErrors(m map[string]any, ns string) []registry.FieldError {
+// reportingController is that field's name in the request's version
+// (core's is reportingComponent).
+func legacyEventErrors(m map[string]any, ns, reportingController string) []registry.FieldError {
 	var errs []registry.FieldError
 	rns := getString(m, "regarding", "namespace")
 	mismatch := registry.FieldError{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: rns, Detail: "does not match event.namespace"}
@@ -248,9 +301,9 @@ func legacyEventErrors(m map[string]any, ns string) []registry.FieldError {
 	}
 	rc := getString(m, "reportingController")
 	if rc == "" {
-		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "reportingController"})
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: reportingController})
 	}
-	errs = appendInvalid(errs, "reportingController", rc, validation.IsQualifiedName(rc))
+	errs = appendInvalid(errs, reportingController, rc, validation.IsQualifiedName(rc))
 	for _, f := range []struct {
 		v1, core string
 		limit    int
@@ -300,10 +353,12 @@ func eventInvalid(o registry.Object, errs []registry.FieldError) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	msgs := make([]string, len(errs))
+	msgs := make([]string, 0, len(errs))
 	causes := make([]registry.StatusCause, len(errs))
 	for i, e := range errs {
-		msgs[i] = e.Error()
+		if m := e.Error(); !slices.Contains(msgs, m) { // kube's aggregate: once each
+			msgs = append(msgs, m)
+		}
 		causes[i] = registry.StatusCause{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}
 	}
 	msg := msgs[0]

@@ -421,11 +421,26 @@ func validateHPA(_ context.Context, o registry.Object) fieldErrors {
 // validateHPAUpdate is validateHPA, which does not check the apiVersion
 // of a scaleTargetRef whose apiVersion and kind the update keeps (kube's
 // validationOptionsForHorizontalPodAutoscaler).
-func validateHPAUpdate(_ context.Context, o, old registry.Object) fieldErrors {
+func validateHPAUpdate(ctx context.Context, o, old registry.Object) fieldErrors {
+	if statusWrite(ctx) {
+		return validateHPAStatus(getMap(obj(o), "status"))
+	}
 	spec, was := getMap(obj(o), "spec"), getMap(obj(old), "spec")
 	keep := equal(get(spec, "scaleTargetRef", "apiVersion"), get(was, "scaleTargetRef", "apiVersion")) &&
 		equal(get(spec, "scaleTargetRef", "kind"), get(was, "scaleTargetRef", "kind"))
 	return validateHPASpec(spec, keep)
+}
+
+// validateHPAStatus is ValidateHorizontalPodAutoscalerStatusUpdate, what
+// the status subresource checks (and nothing of the spec): the replica
+// counts and the conditions' observedGeneration are not negative.
+func validateHPAStatus(status map[string]any) fieldErrors {
+	var errs fieldErrors
+	for i, c := range maps(status, "conditions") {
+		errs = append(errs, nonNegative(c, fmt.Sprintf("status.conditions[%d].observedGeneration", i), "observedGeneration")...)
+	}
+	errs = append(errs, nonNegative(status, "status.currentReplicas", "currentReplicas")...)
+	return append(errs, nonNegative(status, "status.desiredReplicas", "desiredReplicas")...)
 }
 
 func validateHPASpec(spec map[string]any, keepAPIVersion bool) fieldErrors {
