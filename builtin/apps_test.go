@@ -35,11 +35,31 @@ func TestAppsValidations(t *testing.T) {
 		{"hpa zero max", nil, hpaCreate, `{"spec":{"minReplicas":1,"maxReplicas":0,"scaleTargetRef":{"kind":"Deployment","name":"web"}}}`, `{}`,
 			[]string{`spec.maxReplicas: Required value`, "spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`",
 				`spec.scaleTargetRef.apiVersion: Invalid value: "": apiVersion must specify API group`}},
-		{"hpa bad names and versions", nil, hpaCreate, `{"spec":{"minReplicas":0,"maxReplicas":-1,"scaleTargetRef":{"apiVersion":"a/b/c","kind":"..","name":"x/y%"}}}`, `{}`,
-			[]string{`spec.minReplicas: Invalid value: 0: must be greater than or equal to 1`, `spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1`,
-				"spec.maxReplicas: Invalid value: -1: must be greater than or equal to `minReplicas`",
+		{"hpa bad names and versions", nil, hpaCreate, `{"spec":{"minReplicas":-1,"maxReplicas":-2,"scaleTargetRef":{"apiVersion":"a/b/c","kind":"..","name":"x/y%"}}}`, `{}`,
+			[]string{`spec.minReplicas: Invalid value: -1: must be greater than or equal to 0`, `spec.maxReplicas: Invalid value: -2: must be greater than or equal to 1`,
+				"spec.maxReplicas: Invalid value: -2: must be greater than or equal to `minReplicas`",
 				`spec.scaleTargetRef.kind: Invalid value: "..": may not be '..'`, `spec.scaleTargetRef.name: Invalid value: "x/y%": may not contain '/'`,
 				`spec.scaleTargetRef.name: Invalid value: "x/y%": may not contain '%'`, `spec.scaleTargetRef.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c`}},
+		{"hpa metrics", nil, hpaCreate, `{"spec":{"minReplicas":0,"maxReplicas":2,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"metrics":[` +
+			`{"resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}},` +
+			`{"type":"Pods","pods":{"metric":{"name":"a/b"},"target":{"type":"Sometimes"}}},` +
+			`{"type":"External","external":{"metric":{"name":"q"},"target":{"type":"Value","value":"-1","averageValue":"-500m"}}},` +
+			`{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":0}},"pods":{"metric":{"name":"q"},"target":{"type":"AverageValue","averageValue":"1"}}},` +
+			`{"type":"Object"}]}}`, `{}`,
+			[]string{`spec.metrics[0].type: Required value: must specify a metric source type`,
+				`spec.metrics[0].type: Unsupported value: "": supported values: "ContainerResource", "External", "Object", "Pods", "Resource"`,
+				`spec.metrics[1].pods.metric.name: Invalid value: "a/b": may not contain '/'`,
+				`spec.metrics[1].pods.target.type: Invalid value: "Sometimes": must be either Utilization, Value, or AverageValue`,
+				`spec.metrics[1].pods.target.averageValue: Required value: must specify a positive target averageValue`,
+				`spec.metrics[2].external.target.value: Invalid value: "-1": must be positive`,
+				`spec.metrics[2].external.target.averageValue: Invalid value: "-500m": must be positive`,
+				`spec.metrics[2].external.target.value: Forbidden: may not set both a target value for metric and a per-pod target`,
+				// the first source present (pods, before resource) is the one checked
+				`spec.metrics[3].pods: Forbidden: must populate the given metric source only`,
+				`spec.metrics[4].object: Required value: must populate information for the given metric source`}},
+		{"hpa scale to zero", nil, hpaCreate, `{"spec":{"minReplicas":0,"maxReplicas":2,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"metrics":[` +
+			`{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}}`, `{}`,
+			[]string{`spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas`}},
 		{"hpa replicationcontroller in core", nil, hpaCreate, `{"spec":{"maxReplicas":2,"scaleTargetRef":{"apiVersion":"v1","kind":"ReplicationController","name":"rc"}}}`, `{}`, nil},
 		{"hpa update keeping its target", nil, validateHPAUpdate, `{"spec":{"maxReplicas":3,"scaleTargetRef":{"apiVersion":"v1","kind":"Deployment","name":"web"}}}`,
 			`{"spec":{"maxReplicas":2,"scaleTargetRef":{"apiVersion":"v1","kind":"Deployment","name":"web"}}}`, nil},

@@ -407,9 +407,9 @@ func validateIngressClass(_ context.Context, o registry.Object) fieldErrors {
 
 // validateHPA is kube's ValidateHorizontalPodAutoscaler spec rules, the
 // same for autoscaling/v1 and v2 (their spec shares these fields):
-// minReplicas at least 1, maxReplicas set (kube's declarative
-// validation words it "Required value") and not below minReplicas, and
-// a scaleTargetRef with a kind, a name and an apiVersion naming a
+// minReplicas not negative, maxReplicas set (kube's declarative
+// validation words it "Required value") and not below minReplicas, the
+// metrics (hpavalidation.go), and a scaleTargetRef with a kind, a name and an apiVersion naming a
 // group (a ReplicationController's may have none). {maxReplicas: 0,
 // scaleTargetRef: {kind: Deployment, name: web}} has three causes:
 // maxReplicas required, maxReplicas below minReplicas (defaulted to 1),
@@ -445,8 +445,9 @@ func validateHPAStatus(status map[string]any) fieldErrors {
 
 func validateHPASpec(spec map[string]any, keepAPIVersion bool) fieldErrors {
 	var errs fieldErrors
-	if v := get(spec, "minReplicas"); v != nil && intAt(spec, "minReplicas") < 1 {
-		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.minReplicas", Value: intAt(spec, "minReplicas"), Detail: "must be greater than or equal to 1"})
+	// kube v1.37 scales to zero (HPAScaleToZero): minReplicas may be 0.
+	if v := get(spec, "minReplicas"); v != nil && intAt(spec, "minReplicas") < 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.minReplicas", Value: intAt(spec, "minReplicas"), Detail: "must be greater than or equal to 0"})
 	}
 	max := intAt(spec, "maxReplicas")
 	switch {
@@ -458,6 +459,7 @@ func validateHPASpec(spec map[string]any, keepAPIVersion bool) fieldErrors {
 	if get(spec, "minReplicas") != nil && max < intAt(spec, "minReplicas") {
 		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.maxReplicas", Value: max, Detail: "must be greater than or equal to `minReplicas`"})
 	}
+	errs = append(errs, validateHPAMetrics(spec)...)
 	ref := getMap(spec, "scaleTargetRef")
 	for _, f := range []string{"kind", "name"} {
 		v := getString(ref, f)
