@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
 )
 
@@ -129,11 +128,15 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultPriorityClass
 	case "events.k8s.io/events":
 		s.Default = defaultEventsV1
-		s.PrepareForCreate = prepareEventsV1
-		s.PrepareForUpdate = func(ctx context.Context, o, _ registry.Object) error { return prepareEventsV1(ctx, o) }
+		s.PrepareForCreate = prepareEventsV1Create
+		s.PrepareForUpdate = prepareEventsV1Update
+		// Stored with core's Events, as core v1 Events (eventconvert.go).
+		res.StorageGroup, res.StorageVersion, res.Convert = "core", "v1", convertEvent
 	case "autoscaling/horizontalpodautoscalers":
 		s.ValidateCreate = validateHPA
-		s.ValidateUpdate = func(ctx context.Context, o, _ registry.Object) []registry.FieldError { return validateHPA(ctx, o) }
+		s.ValidateUpdate = validateHPAUpdate
+		// Stored at autoscaling/v2, as kube stores them (hpaconvert.go).
+		res.StorageVersion, res.Convert = "v2", convertHPA
 		if k.Version == "v1" {
 			s.Default = defaultHPAv1
 		} else {
@@ -168,6 +171,7 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	case "batch/jobs":
 		s.Default = defaultJob
 		s.PrepareForCreate = prepareJobCreate
+		s.OrphanByDefault, s.OrphanWarning = true, jobOrphanWarning
 		s.ValidateCreate = validateJob
 		s.ValidateUpdate = validateJobUpdate
 	case "coordination.k8s.io/leases":
@@ -270,11 +274,16 @@ func defaultEvent(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-// validateEvent is kube's rule that a core/v1 Event's involvedObject is
-// in the event's namespace.
+// validateEvent is kube's legacyValidateEvent of a core/v1 Event (the
+// only rules kube keeps for the version): its involvedObject is in the
+// event's namespace, and one with an eventTime names its reporting
+// component and instance, action and reason (others.go, on the
+// events.k8s.io form of the Event).
 func validateEvent(_ context.Context, o registry.Object) []registry.FieldError {
-	if ns := getString(obj(o), "involvedObject", "namespace"); ns != o.Namespace() {
-		return []registry.FieldError{{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"}}
+	m := registry.Object{}
+	for k, v := range o {
+		m[k] = v
 	}
-	return nil
+	renameEventFields(m, 1, 0)
+	return legacyEventErrors(m, o.Namespace(), "reportingComponent")
 }

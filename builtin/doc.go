@@ -71,7 +71,13 @@
 // graceful deletion (one bound to a node stays, with deletionTimestamp
 // and its grace period, until a delete with gracePeriodSeconds=0, the
 // kubelet's; an unscheduled or finished one goes at once), pods/binding
-// as kube's direct storage write (registry.DirectWrite). The
+// as kube's direct storage write (registry.DirectWrite), a batch/v1
+// Job's pods orphaned by a delete that names no propagation policy (with
+// kube's Warning). HorizontalPodAutoscalers are stored at autoscaling/v2
+// and converted to v1 as kube converts them, what v1 cannot say kept in
+// its annotations (hpaconvert.go); events.k8s.io Events are stored as
+// core v1 Events, with them, and each group reads the other's
+// (eventconvert.go). The
 // conformance module compares the stored objects and 422 causes with the
 // real kube-apiserver's on a corpus of objects; README lists what is not
 // modelled.

@@ -114,7 +114,32 @@ func defaultHPAv2(_ context.Context, o registry.Object) error {
 		spec["metrics"] = []any{map[string]any{"type": "Resource", "resource": map[string]any{"name": "cpu",
 			"target": map[string]any{"type": "Utilization", "averageUtilization": num(80)}}}}
 	}
+	defaultHPABehavior(spec)
+	if st, ok := o["status"].(map[string]any); ok {
+		def(st, "currentMetrics", nil) // Go's JSON of its nil list
+	}
 	return nil
+}
+
+// defaultHPABehavior is SetDefaults_HorizontalPodAutoscalerBehavior: a
+// behavior's scaleUp and scaleDown rules get kube's defaults for what
+// they leave out (scale up: no stabilization window, at most 4 pods or
+// 100% per 15s, the larger; scale down: 100% per 15s).
+func defaultHPABehavior(spec map[string]any) {
+	b := getMap(spec, "behavior")
+	if b == nil {
+		return
+	}
+	policy := func(t string, value, period int64) map[string]any {
+		return map[string]any{"type": t, "value": num(value), "periodSeconds": num(period)}
+	}
+	up := ensureMap(b, "scaleUp")
+	def(up, "stabilizationWindowSeconds", num(0))
+	def(up, "selectPolicy", "Max")
+	def(up, "policies", []any{policy("Pods", 4, 15), policy("Percent", 100, 15)})
+	down := ensureMap(b, "scaleDown")
+	def(down, "selectPolicy", "Max")
+	def(down, "policies", []any{policy("Percent", 100, 15)})
 }
 
 // prepareHPAv2Create writes the status Go's JSON writes for kube's
@@ -156,37 +181,186 @@ func defaultPriorityClass(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-// validateEventsV1 is kube's rule for events.k8s.io Events: what they
-// regard is in their namespace (reported at the internal field name, as
-// kube does), an eventTime, and a type of Normal or Warning (kube's
-// message names the empty value).
+// validateEventsV1 is kube's ValidateEventCreate for an events.k8s.io/v1
+// Event (kube validates its internal core Event, so a field is named as
+// there: regarding is involvedObject): the legacy rules every Event
+// meets (legacyEventErrors), then the strict ones of events.k8s.io: a
+// series of at least 2 with a lastObservedTime, an eventTime, a type of
+// Normal or Warning, and none of the deprecated core fields. An Event
+// with an eventTime and no reportingController nor reportingInstance
+// has four causes:
+//
+//	reportingController: Required value
+//	reportingController: Invalid value: "": name part must be non-empty
+//	reportingController: Invalid value: "": name part must consist of …
+//	reportingInstance: Required value
 func validateEventsV1(_ context.Context, o registry.Object) []registry.FieldError {
-	var errs []registry.FieldError
 	m := obj(o)
-	if ns := getString(m, "regarding", "namespace"); ns != o.Namespace() {
-		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: ns, Detail: "does not match event.namespace"})
-	}
+	errs := legacyEventErrors(m, o.Namespace(), "reportingController")
+	errs = append(errs, eventSeriesErrors(m)...)
 	if m["eventTime"] == nil {
 		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "eventTime"})
 	}
 	if t := getString(m, "type"); t != "Normal" && t != "Warning" {
 		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "type", Value: "", Detail: "has invalid value: " + t})
 	}
+	for _, f := range []struct{ v1, core string }{{"deprecatedFirstTimestamp", "firstTimestamp"}, {"deprecatedLastTimestamp", "lastTimestamp"}} {
+		if m[f.v1] != nil {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: f.core, Value: "", Detail: "needs to be unset"})
+		}
+	}
+	if intAt(m, "deprecatedCount") != 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "count", Value: "", Detail: "needs to be unset"})
+	}
+	if getString(m, "deprecatedSource", "component") != "" || getString(m, "deprecatedSource", "host") != "" {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "source", Value: "", Detail: "needs to be unset"})
+	}
 	return errs
 }
 
-// prepareEventsV1 refuses an invalid events.k8s.io Event with kube's
-// 422: kube serves the kind from the core group's internal Event, so its
-// error names the kind without a group (`Event "e" is invalid`).
-func prepareEventsV1(ctx context.Context, o registry.Object) error {
-	errs := validateEventsV1(ctx, o)
+// validateEventsV1Update is ValidateEventUpdate: the legacy rules, the
+// series when it changes, and the fields an Event keeps, named and
+// valued as kube's internal core Event has them (a reference or source
+// as its Go struct, field names and all: {"Kind":"Deployment",…}).
+func validateEventsV1Update(_ context.Context, o, old registry.Object) []registry.FieldError {
+	m, was := obj(o), obj(old)
+	errs := legacyEventErrors(m, o.Namespace(), "reportingController")
+	if !equal(m["series"], was["series"]) {
+		errs = append(errs, eventSeriesErrors(m)...)
+	}
+	for _, f := range []struct {
+		v1, core string
+		value    func(map[string]any) any
+	}{
+		{"regarding", "involvedObject", func(m map[string]any) any { return coreObjectReference(getMap(m, "regarding")) }},
+		{"reason", "reason", nil}, {"note", "message", nil},
+		{"deprecatedSource", "source", func(m map[string]any) any {
+			return struct{ Component, Host string }{getString(m, "deprecatedSource", "component"), getString(m, "deprecatedSource", "host")}
+		}},
+		{"deprecatedFirstTimestamp", "firstTimestamp", nil}, {"deprecatedLastTimestamp", "lastTimestamp", nil},
+		{"deprecatedCount", "count", func(m map[string]any) any { return intAt(m, "deprecatedCount") }},
+		{"type", "type", nil}, {"eventTime", "eventTime", nil}, {"action", "action", nil},
+		{"related", "related", func(m map[string]any) any {
+			if r := getMap(m, "related"); r != nil {
+				return coreObjectReference(r)
+			}
+			return nil
+		}},
+		{"reportingController", "reportingController", nil}, {"reportingInstance", "reportingInstance", nil},
+	} {
+		value := f.value
+		if value == nil {
+			value = func(m map[string]any) any {
+				if v, ok := m[f.v1]; ok && v != nil {
+					return v
+				}
+				if f.v1 == "eventTime" || strings.Contains(f.v1, "Timestamp") {
+					return nil // a zero time is null
+				}
+				return "" // a string left out is ""
+			}
+		}
+		if v := value(m); !equal(v, value(was)) {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: f.core, Value: v, Detail: "field is immutable"})
+		}
+	}
+	return errs
+}
+
+// coreObjectReference is kube's internal core.ObjectReference, whose
+// JSON has Go's field names.
+func coreObjectReference(r map[string]any) any {
+	return struct{ Kind, Namespace, Name, UID, APIVersion, ResourceVersion, FieldPath string }{
+		getString(r, "kind"), getString(r, "namespace"), getString(r, "name"), getString(r, "uid"),
+		getString(r, "apiVersion"), getString(r, "resourceVersion"), getString(r, "fieldPath")}
+}
+
+// Kube's limits of an Event's strings.
+const (
+	eventNameLimit = 128  // reportingInstance, action, reason
+	eventNoteLimit = 1024 // note (core's message)
+)
+
+// legacyEventErrors is kube's legacyValidateEvent of an events.k8s.io
+// Event m in namespace ns: without an eventTime, what it regards is in
+// its namespace (or, with no namespace, the event is in "" or default);
+// with one, it names a reporting controller (a qualified name), a
+// reporting instance, an action and a reason, within kube's lengths.
+// reportingController is that field's name in the request's version
+// (core's is reportingComponent).
+func legacyEventErrors(m map[string]any, ns, reportingController string) []registry.FieldError {
+	var errs []registry.FieldError
+	rns := getString(m, "regarding", "namespace")
+	mismatch := registry.FieldError{Type: validation.TypeInvalid, Field: "involvedObject.namespace", Value: rns, Detail: "does not match event.namespace"}
+	if m["eventTime"] == nil {
+		if (rns == "" && ns != "" && ns != "default") || (rns != "" && rns != ns) {
+			errs = append(errs, mismatch)
+		}
+		return errs
+	}
+	if rns == "" && ns != "default" && ns != "kube-system" {
+		errs = append(errs, mismatch)
+	}
+	rc := getString(m, "reportingController")
+	if rc == "" {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: reportingController})
+	}
+	errs = appendInvalid(errs, reportingController, rc, validation.IsQualifiedName(rc))
+	for _, f := range []struct {
+		v1, core string
+		limit    int
+		required bool
+	}{{"reportingInstance", "reportingInstance", eventNameLimit, true}, {"action", "action", eventNameLimit, true},
+		{"reason", "reason", eventNameLimit, true}, {"note", "message", eventNoteLimit, false}} {
+		v := getString(m, f.v1)
+		if v == "" && f.required {
+			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: f.core})
+		}
+		if len(v) > f.limit {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: f.core, Value: "", Detail: fmt.Sprintf("can have at most %d characters", f.limit)})
+		}
+	}
+	return errs
+}
+
+// eventSeriesErrors is validateV1EventSeries.
+func eventSeriesErrors(m map[string]any) []registry.FieldError {
+	series := getMap(m, "series")
+	if series == nil {
+		return nil
+	}
+	var errs []registry.FieldError
+	if intAt(series, "count") < 2 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "series.count", Value: "", Detail: "should be at least 2"})
+	}
+	if series["lastObservedTime"] == nil {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "series.lastObservedTime"})
+	}
+	return errs
+}
+
+// prepareEventsV1Create and prepareEventsV1Update refuse an invalid
+// events.k8s.io Event with kube's 422: kube serves the kind from the
+// core group's internal Event, so its error names the kind without a
+// group (`Event "e" is invalid`).
+func prepareEventsV1Create(ctx context.Context, o registry.Object) error {
+	return eventInvalid(o, validateEventsV1(ctx, o))
+}
+
+func prepareEventsV1Update(ctx context.Context, o, old registry.Object) error {
+	return eventInvalid(o, validateEventsV1Update(ctx, o, old))
+}
+
+func eventInvalid(o registry.Object, errs []registry.FieldError) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	msgs := make([]string, len(errs))
+	msgs := make([]string, 0, len(errs))
 	causes := make([]registry.StatusCause, len(errs))
 	for i, e := range errs {
-		msgs[i] = e.Error()
+		if m := e.Error(); !slices.Contains(msgs, m) { // kube's aggregate: once each
+			msgs = append(msgs, m)
+		}
 		causes[i] = registry.StatusCause{Type: e.Type, Message: e.ErrorBody(), Field: e.Field}
 	}
 	msg := msgs[0]

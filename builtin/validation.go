@@ -396,14 +396,100 @@ func validateIngressClass(_ context.Context, o registry.Object) fieldErrors {
 	return fieldErrors{{Type: validation.TypeInvalid, Field: "spec.controller", Value: c, Detail: `must be a domain-prefixed path (such as "acme.io/foo")`}}
 }
 
-// validateHPA is kube's maxReplicas ≥ minReplicas (the same rule for
-// autoscaling/v1 and v2).
+// validateHPA is kube's ValidateHorizontalPodAutoscaler spec rules, the
+// same for autoscaling/v1 and v2 (their spec shares these fields):
+// minReplicas not negative, maxReplicas set (kube's declarative
+// validation words it "Required value") and not below minReplicas, the
+// metrics (hpavalidation.go), and a scaleTargetRef with a kind, a name and an apiVersion naming a
+// group (a ReplicationController's may have none). {maxReplicas: 0,
+// scaleTargetRef: {kind: Deployment, name: web}} has three causes:
+// maxReplicas required, maxReplicas below minReplicas (defaulted to 1),
+// and the apiVersion without a group.
 func validateHPA(_ context.Context, o registry.Object) fieldErrors {
-	spec := getMap(obj(o), "spec")
-	if v := get(spec, "maxReplicas"); v != nil && intAt(spec, "maxReplicas") < intAt(spec, "minReplicas") {
-		return fieldErrors{{Type: validation.TypeInvalid, Field: "spec.maxReplicas", Value: v, Detail: "must be greater than or equal to `minReplicas`"}}
+	return validateHPASpec(getMap(obj(o), "spec"), false)
+}
+
+// validateHPAUpdate is validateHPA, which does not check the apiVersion
+// of a scaleTargetRef whose apiVersion and kind the update keeps (kube's
+// validationOptionsForHorizontalPodAutoscaler).
+func validateHPAUpdate(ctx context.Context, o, old registry.Object) fieldErrors {
+	if statusWrite(ctx) {
+		return validateHPAStatus(getMap(obj(o), "status"))
 	}
-	return nil
+	spec, was := getMap(obj(o), "spec"), getMap(obj(old), "spec")
+	keep := equal(get(spec, "scaleTargetRef", "apiVersion"), get(was, "scaleTargetRef", "apiVersion")) &&
+		equal(get(spec, "scaleTargetRef", "kind"), get(was, "scaleTargetRef", "kind"))
+	return validateHPASpec(spec, keep)
+}
+
+// validateHPAStatus is ValidateHorizontalPodAutoscalerStatusUpdate, what
+// the status subresource checks (and nothing of the spec): the replica
+// counts and the conditions' observedGeneration are not negative.
+func validateHPAStatus(status map[string]any) fieldErrors {
+	var errs fieldErrors
+	for i, c := range maps(status, "conditions") {
+		errs = append(errs, nonNegative(c, fmt.Sprintf("status.conditions[%d].observedGeneration", i), "observedGeneration")...)
+	}
+	errs = append(errs, nonNegative(status, "status.currentReplicas", "currentReplicas")...)
+	return append(errs, nonNegative(status, "status.desiredReplicas", "desiredReplicas")...)
+}
+
+func validateHPASpec(spec map[string]any, keepAPIVersion bool) fieldErrors {
+	var errs fieldErrors
+	// kube v1.37 scales to zero (HPAScaleToZero): minReplicas may be 0.
+	if v := get(spec, "minReplicas"); v != nil && intAt(spec, "minReplicas") < 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.minReplicas", Value: intAt(spec, "minReplicas"), Detail: "must be greater than or equal to 0"})
+	}
+	max := intAt(spec, "maxReplicas")
+	switch {
+	case max == 0:
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "spec.maxReplicas"})
+	case max < 0:
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.maxReplicas", Value: max, Detail: "must be greater than or equal to 1"})
+	}
+	if get(spec, "minReplicas") != nil && max < intAt(spec, "minReplicas") {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.maxReplicas", Value: max, Detail: "must be greater than or equal to `minReplicas`"})
+	}
+	errs = append(errs, validateHPAMetrics(spec)...)
+	ref := getMap(spec, "scaleTargetRef")
+	for _, f := range []string{"kind", "name"} {
+		v := getString(ref, f)
+		if v == "" {
+			errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "spec.scaleTargetRef." + f})
+		}
+		errs = appendInvalid(errs, "spec.scaleTargetRef."+f, v, pathSegmentName(v))
+	}
+	if !keepAPIVersion {
+		av := getString(ref, "apiVersion")
+		var msg string
+		switch group, _, ok := strings.Cut(av, "/"); {
+		case strings.Count(av, "/") > 1:
+			msg = "unexpected GroupVersion string: " + av
+		case av == "" || av == "/" || !ok || group == "":
+			if getString(ref, "kind") != "ReplicationController" {
+				msg = "apiVersion must specify API group"
+			}
+		}
+		if msg != "" {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "spec.scaleTargetRef.apiVersion", Value: av, Detail: msg})
+		}
+	}
+	return errs
+}
+
+// pathSegmentName is apimachinery's IsPathSegmentName: what a name that
+// is a path segment may not be or contain.
+func pathSegmentName(name string) []string {
+	if name == "." || name == ".." {
+		return []string{"may not be '" + name + "'"}
+	}
+	var msgs []string
+	for _, c := range []string{"/", "%"} {
+		if strings.Contains(name, c) {
+			msgs = append(msgs, "may not contain '"+c+"'")
+		}
+	}
+	return msgs
 }
 
 // validateSecretContents adds to validateSecret the data keys and the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/registry/request"
 )
 
 // The workloads (apps/v1, batch/v1 and ReplicationControllers): kube's
@@ -177,6 +178,12 @@ func defaultCronJob(_ context.Context, o registry.Object) error {
 	return nil
 }
 
+// jobOrphanWarning is what kube says of a batch/v1 Job deleted without
+// a propagation policy: its pods stay (kube's Job strategy's default
+// garbage collection policy is OrphanDependents in batch/v1).
+const jobOrphanWarning = "child pods are preserved by default when jobs are deleted; " +
+	"set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"
+
 // Job labels kube's strategy puts on a job's pod template and selects by.
 const (
 	jobUIDLabel       = "batch.kubernetes.io/controller-uid"
@@ -288,8 +295,55 @@ func validateDeployment(_ context.Context, o registry.Object) []registry.FieldEr
 	return append(errs, validatePodSpec(getMap(spec, "template", "spec"), "spec.template.spec")...)
 }
 
+// validateDeploymentUpdate is ValidateDeploymentUpdate, and on the
+// status subresource ValidateDeploymentStatusUpdate alone (kube's status
+// strategy validates the status, not the spec it keeps).
 func validateDeploymentUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
+	if statusWrite(ctx) {
+		return validateDeploymentStatusUpdate(o, old)
+	}
 	return append(validateDeployment(ctx, o), immutable(o, old, "spec.selector", "spec", "selector")...)
+}
+
+// statusWrite reports whether the request writes the status subresource.
+func statusWrite(ctx context.Context) bool {
+	info, ok := request.InfoFrom(ctx)
+	return ok && info.Subresource == "status"
+}
+
+// validateDeploymentStatusUpdate is ValidateDeploymentStatusUpdate: the
+// counts are not negative, none of the replica counts exceeds
+// status.replicas, availableReplicas not readyReplicas, and the
+// collisionCount never goes down. A status of
+//
+//	{replicas: -1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1}
+//
+// has four causes: replicas negative, and the three others greater than
+// it.
+func validateDeploymentStatusUpdate(o, old registry.Object) []registry.FieldError {
+	st := getMap(obj(o), "status")
+	var errs []registry.FieldError
+	for _, f := range []string{"observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+		"unavailableReplicas", "terminatingReplicas", "collisionCount"} {
+		errs = append(errs, nonNegative(st, "status."+f, f)...)
+	}
+	replicas, ready := intAt(st, "replicas"), intAt(st, "readyReplicas")
+	const msg = "cannot be greater than status.replicas"
+	for _, f := range []string{"updatedReplicas", "readyReplicas", "availableReplicas"} {
+		if intAt(st, f) > replicas {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status." + f, Value: intAt(st, f), Detail: msg})
+		}
+	}
+	if a := intAt(st, "availableReplicas"); a > ready {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.availableReplicas", Value: a, Detail: "cannot be greater than readyReplicas"})
+	}
+	if was, ok := get(obj(old), "status", "collisionCount").(json.Number); ok {
+		n, _ := was.Int64()
+		if now := intAt(st, "collisionCount"); now < n {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.collisionCount", Value: now, Detail: "cannot be decremented"})
+		}
+	}
+	return errs
 }
 
 // validateWorkloadUpdate adds the immutable selector of apps/v1.

@@ -141,7 +141,10 @@ func crud[T runtime.Object, L runtime.Object](name string, client func(cs *kuber
 			}
 		}
 
-		if err := c.Delete(ctx, "obj-1", metav1.DeleteOptions{}); err != nil {
+		// Background: a batch/v1 Job deleted without a policy orphans its
+		// pods and stays, with the orphan finalizer, until the garbage
+		// collector removes it (as on kube).
+		if err := c.Delete(ctx, "obj-1", metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationBackground)}); err != nil {
 			t.Fatalf("delete: %v", err)
 		}
 		if _, err := c.Get(ctx, "obj-1", metav1.GetOptions{}); err == nil {
@@ -385,7 +388,10 @@ func builtinKindCases() []kindCase {
 				return &eventsv1.Event{ObjectMeta: om(n), EventTime: metav1.NowMicro(), ReportingController: "example.com/ctl", ReportingInstance: "ctl-1",
 					Action: "Scale", Reason: "Scaled", Type: "Normal", Regarding: corev1.ObjectReference{Kind: "Deployment", Name: "web", Namespace: ns}}
 			},
-			func(e *eventsv1.Event) { e.Note = "more" }, nil),
+			// kube keeps an Event's note (message): a recorder updates its series
+			func(e *eventsv1.Event) {
+				e.Series = &eventsv1.EventSeries{Count: 2, LastObservedTime: metav1.NowMicro()}
+			}, nil),
 		crud("endpointslices", func(cs *kubernetes.Clientset, ns string) typedClient[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList] {
 			return cs.DiscoveryV1().EndpointSlices(ns)
 		},

@@ -48,10 +48,14 @@ func (res *Resource) converts() bool { return res.StorageVersion != "" }
 
 // storageGroupVersion is the apiVersion objects of res are stored at.
 func (res *Resource) storageGroupVersion() string {
-	if res.Group == "" {
+	g := res.Group
+	if res.StorageGroup != "" {
+		g = res.StorageGroup
+	}
+	if g == "" || g == "core" {
 		return res.StorageVersion
 	}
-	return res.Group + "/" + res.StorageVersion
+	return g + "/" + res.StorageVersion
 }
 
 // storeFor is the store as res's verbs see it: the registry's, or a view

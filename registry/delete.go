@@ -105,7 +105,8 @@ func toDeleteOptions(b deleteopts.Options, manager string) (deleteOptions, error
 // gcFinalizers is kube's deletionFinalizersForGarbageCollection: the
 // finalizers obj gets when deleted with o, and whether they changed.
 // Options win over the finalizers already there, which win over the
-// default (Background: no finalizer).
+// kind's default (Strategy.OrphanByDefault; otherwise Background: no
+// finalizer).
 func gcFinalizers(obj Object, o deleteOptions) ([]string, bool) {
 	old := obj.Finalizers()
 	orphan, foreground := false, false
@@ -115,6 +116,7 @@ func gcFinalizers(obj Object, o deleteOptions) ([]string, bool) {
 	case o.propagation != "":
 		orphan, foreground = o.propagation == PropagationOrphan, o.propagation == PropagationForeground
 	default:
+		orphan = o.orphanByDefault
 		for _, f := range old {
 			if f == FinalizerOrphan || f == FinalizerForeground {
 				orphan, foreground = f == FinalizerOrphan, f == FinalizerForeground
@@ -211,6 +213,13 @@ type deleteOptions struct {
 	// gracePeriod is the gracePeriodSeconds asked for (nil: none), which
 	// a kind with Strategy.GracePeriod reads.
 	gracePeriod *int64
+	// backgroundByDefault: with no propagation nor orphanDependents,
+	// the object's finalizers decide, else Background, whatever the
+	// kind's Strategy.OrphanByDefault (the garbage collector's deletes).
+	backgroundByDefault bool
+	// orphanByDefault is the kind's Strategy.OrphanByDefault unless
+	// backgroundByDefault (set by delete).
+	orphanByDefault bool
 	// ignoreReadError removes an object whose stored bytes do not decode
 	// (ignoreStoreReadErrorWithClusterBreakingPotential).
 	ignoreReadError bool
@@ -232,6 +241,7 @@ var errHasFinalizers = errors.New("registry: object has finalizers")
 // OldObject, once per attempt (an attempt is repeated when a finalizer
 // appears meanwhile).
 func (r *Registry) delete(ctx context.Context, res *Resource, ns, name string, o deleteOptions) (obj storage.Object, gone bool, err error) {
+	o.orphanByDefault = res.Strategy.OrphanByDefault && !o.backgroundByDefault
 	return r.commit(ctx, &writeRequest{res: res, op: admission.Delete, ns: ns, name: name, del: o})
 }
 
@@ -381,6 +391,14 @@ func (r *Registry) deletionFinalizers(obj Object, o deleteOptions) ([]string, bo
 		return obj.Finalizers(), false
 	}
 	return gcFinalizers(obj, o)
+}
+
+// warnOrphanByDefault sends the kind's OrphanWarning with a delete whose
+// options name no propagation policy, as kube's Job REST does.
+func warnOrphanByDefault(ctx context.Context, res *Resource, o deleteOptions) {
+	if res.Strategy.OrphanByDefault && res.Strategy.OrphanWarning != "" && o.propagation == "" && o.orphanDependents == nil {
+		Warn(ctx, res.Strategy.OrphanWarning)
+	}
 }
 
 // checkPreconditions is kube's early check (rest.BeforeDelete): given

@@ -74,5 +74,7 @@
 // of a kind share one storage prefix; with Resource.StorageVersion set,
 // objects are stored at that version and converted on every read, write,
 // list and watch (convert.go: None, or a ConversionReview webhook,
-// conversion_webhook.go), each stored state once per version.
+// conversion_webhook.go), each stored state once per version; with
+// Resource.StorageGroup, the kind shares another group's prefix and
+// storage version too, as kube's events.k8s.io Events are core Events.
 package registry

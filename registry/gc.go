@@ -69,7 +69,10 @@ func (g gcRegistry) Resource(apiVersion, kind string) gc.Resource {
 // Delete and Update are the pipeline's, as the garbage collector's user.
 func (g gcRegistry) Delete(ctx context.Context, res gc.Resource, ns, name string, o gc.DeleteOptions) error {
 	ctx = request.WithUser(ctx, gcUser)
-	do := deleteOptions{writeOptions: writeOptions{manager: controllerManager}, preconditions: o.Preconditions}
+	do := deleteOptions{writeOptions: writeOptions{manager: controllerManager}, preconditions: o.Preconditions,
+		// kube's collector: the dependent's finalizers decide, else
+		// Background (never the kind's OrphanByDefault).
+		backgroundByDefault: true}
 	if o.Foreground {
 		do.propagation = PropagationForeground
 	}

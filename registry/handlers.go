@@ -432,6 +432,7 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 			return err
 		}
 	}
+	warnOrphanByDefault(rq.Context(), rq.res, o)
 	out, gone, err := r.delete(rq.Context(), rq.res, rq.namespace, rq.name, o)
 	if err != nil {
 		return err
@@ -491,21 +492,17 @@ func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) erro
 	if err != nil {
 		return err
 	}
-	deleted := storage.ListResult{Revision: l.Revision}
+	warnOrphanByDefault(rq.Context(), rq.res, o)
 	o.collection = true
 	for _, it := range l.Items {
 		name, ns := it.Fields["metadata.name"], it.Fields["metadata.namespace"]
-		_, _, err := r.delete(rq.Context(), rq.res, ns, name, o)
-		if storage.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
+		if _, _, err := r.delete(rq.Context(), rq.res, ns, name, o); err != nil && !storage.IsNotFound(err) {
 			return err
 		}
-		// kube answers the list it deleted: each item as listed, not at
-		// its delete's revision
-		deleted.Items = append(deleted.Items, it)
 	}
-	r.writeList(w, rq.Request, rq.res, t, deleted)
+	// kube's answer is the list as listed (its Store.DeleteCollection):
+	// a Job that a delete leaves in place with the orphan finalizer is
+	// answered as it was before.
+	r.writeList(w, rq.Request, rq.res, t, l)
 	return nil
 }

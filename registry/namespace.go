@@ -197,7 +197,7 @@ func (r *Registry) emptyNamespace(ctx context.Context, ns string) {
 		}
 		for _, it := range list.Items {
 			name := it.Key[len(res.collectionKey(ns)):]
-			if _, _, err := r.delete(ctx, res, ns, name, deleteOptions{writeOptions: writeOptions{manager: controllerManager}, emptying: true}); err != nil && !storage.IsNotFound(err) {
+			if _, _, err := r.delete(ctx, res, ns, name, deleteOptions{writeOptions: writeOptions{manager: controllerManager}, propagation: PropagationBackground, emptying: true}); err != nil && !storage.IsNotFound(err) {
 				r.log.Error("deleting in namespace", "namespace", ns, "key", it.Key, "err", err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -278,7 +279,52 @@ func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (O
 			return obj, nil
 		}
 	}
-	return Object(out), nil
+	return res.ownGroupManagers(Object(out)), nil
+}
+
+// ownGroupManagers is obj without the managedFields entries of another
+// group's apiVersion, which a write drops as kube's field manager does
+// (it cannot convert the object to that version, and a manager it cannot
+// convert for goes): an events.k8s.io Event updated as a core Event
+// loses its events.k8s.io/v1 managers, and an apply there conflicts
+// with none of them. obj itself is not changed; it is returned as it is
+// when it has none.
+func (res *Resource) ownGroupManagers(obj Object) Object {
+	if obj == nil {
+		return nil
+	}
+	entries, _ := obj.Meta()["managedFields"].([]any)
+	var kept []any
+	for i, e := range entries {
+		m, ok := e.(map[string]any)
+		switch {
+		case (!ok || sameGroup(res, m["apiVersion"])) && kept != nil:
+			kept = append(kept, e)
+		case ok && !sameGroup(res, m["apiVersion"]) && kept == nil:
+			kept = append(make([]any, 0, len(entries)), entries[:i]...)
+		}
+	}
+	if kept == nil {
+		return obj
+	}
+	out := Object(maps.Clone(map[string]any(obj)))
+	meta := maps.Clone(obj.Meta())
+	meta["managedFields"] = kept
+	if len(kept) == 0 {
+		delete(meta, "managedFields") // none left, not a reset ([])
+	}
+	out["metadata"] = meta
+	return out
+}
+
+// sameGroup reports whether apiVersion is of res's group.
+func sameGroup(res *Resource, apiVersion any) bool {
+	s, _ := apiVersion.(string)
+	group, _, ok := strings.Cut(s, "/")
+	if !ok {
+		group = ""
+	}
+	return group == res.Group
 }
 
 // apply is server-side apply (PATCH-4): config, an apply configuration,
@@ -290,11 +336,17 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 	n := normalisation{ns: ns, name: name, o: writeOptions{fieldValidation: fieldIgnore}}
 	w := &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
 		object: func(old Object, cur storage.Object) (Object, error) {
-			merged, err := res.manager.Apply(old, config, opts)
+			base := res.ownGroupManagers(old)
+			if _, ok := base.Meta()["managedFields"]; !ok {
+				// Only other groups' entries: kube's field manager saw
+				// some (no before-first-apply manager) and dropped them.
+				base = old
+			}
+			merged, err := res.manager.Apply(base, config, opts)
 			if err != nil {
 				return nil, applyStatus(res, name, err)
 			}
-			obj := Object(merged)
+			obj := res.ownGroupManagers(Object(merged))
 			return obj, normalise(ctx, res, obj, n) // obj is this attempt's own
 		}}
 	out, _, err = r.commit(ctx, w)

@@ -244,8 +244,14 @@ func TestScaleManagedFieldsAsKube(t *testing.T) {
 	tests := []struct {
 		name, method, query, ct, body string
 		replicas                      float64
+		unowned                       bool    // created without spec.replicas: no entry owns them
 		want                          []entry // sorted by manager, operation, fields
 	}{
+		// kube's field manager does not track an update of an object
+		// whose managedFields are empty: the Scale's, when no entry owns
+		// the replicas.
+		{name: "a scale no one owned is not tracked", method: "PATCH", query: "?fieldManager=writer", ct: "application/merge-patch+json", body: `{"spec":{"replicas":5}}`,
+			replicas: 5, unowned: true, want: []entry{{"creator", "Update", "", color}}},
 		{name: "apply with force takes the replicas", method: "PATCH", query: "?fieldManager=scaler&force=true", ct: applyPatch, body: scale(5),
 			replicas: 5, want: []entry{{"creator", "Update", "", color}, {"scaler", "Apply", "scale", replicas}}},
 		{name: "apply of the same replicas shares them", method: "PATCH", query: "?fieldManager=scaler", ct: applyPatch, body: scale(1),
@@ -258,8 +264,12 @@ func TestScaleManagedFieldsAsKube(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(t, sprockets())
+			spec := map[string]any{"color": "red", "replicas": 1}
+			if tt.unowned {
+				delete(spec, "replicas")
+			}
 			s.must(201, "POST", sprocketsPath+"?fieldManager=creator", map[string]any{"apiVersion": "example.com/v1", "kind": "Sprocket",
-				"metadata": map[string]any{"name": "g"}, "spec": map[string]any{"color": "red", "replicas": 1}})
+				"metadata": map[string]any{"name": "g"}, "spec": spec})
 			sc := s.must(200, tt.method, sprocketsPath+"/g/scale"+tt.query, tt.body, "Content-Type", tt.ct)
 			if sc["kind"] != "Scale" || path(sc, "spec.replicas") != tt.replicas {
 				t.Errorf("answer: %v; want a Scale of %v replicas", sc, tt.replicas)

@@ -115,6 +115,14 @@ type Resource struct {
 	// (or any older version they were stored at) to Version on every
 	// read, list and watch (convert.go). Empty: stored as written.
 	StorageVersion string
+	// StorageGroup, with StorageVersion, stores the resource's objects
+	// with those of the same plural in another group, kube's cohabiting
+	// resources: events.k8s.io Events (StorageGroup "core",
+	// StorageVersion "v1") are stored as core v1 Events, under core
+	// Events' prefix, so that each group reads what the other wrote,
+	// converted by Convert. "core" names the core group; empty: the
+	// resource's own group.
+	StorageGroup string
 	// Convert converts objects between versions when StorageVersion is
 	// set; nil is kube's None strategy (apiVersion rewritten).
 	Convert ConvertFunc
@@ -249,6 +257,16 @@ type Strategy struct {
 	// PrepareForDelete changes obj, the object a delete leaves in place
 	// (with deletionTimestamp set), before it is stored.
 	PrepareForDelete func(ctx context.Context, obj Object) error
+	// OrphanByDefault makes a delete whose options name no propagation
+	// policy (nor orphanDependents) orphan the object's dependents,
+	// unless its finalizers say otherwise: kube's
+	// DefaultGarbageCollectionPolicy OrphanDependents, which batch/v1
+	// Jobs keep for their pods. Such a DELETE, or DELETE of the
+	// collection, is sent OrphanWarning as a Warning header when set.
+	// kapi's own controllers (namespace deletion, the garbage collector)
+	// delete with propagationPolicy Background, as kube's do.
+	OrphanByDefault bool
+	OrphanWarning   string
 	// ReturnDeletedObject makes a DELETE that removes the object answer
 	// with the object as it was, rather than a Success Status, as kube's
 	// registries of pods, services, serviceaccounts, persistent volumes
@@ -322,6 +340,9 @@ func (r *Resource) validate() error {
 	if r.Singular == "" {
 		r.Singular = strings.ToLower(r.Kind)
 	}
+	if r.StorageGroup != "" && r.StorageVersion == "" {
+		return fmt.Errorf("registry: resource %q: StorageGroup needs StorageVersion", r.Plural)
+	}
 	if r.Scale != nil && (r.Scale.SpecReplicasPath == "" || r.Scale.StatusReplicasPath == "") {
 		return fmt.Errorf("registry: resource %q: Scale needs SpecReplicasPath and StatusReplicasPath", r.Plural)
 	}
@@ -329,9 +350,13 @@ func (r *Resource) validate() error {
 }
 
 // keyPrefix is the storage prefix of the whole resource:
-// /<group>/<plural>/ with "core" for the core group.
+// /<group>/<plural>/ with "core" for the core group (the StorageGroup's,
+// when set).
 func (r *Resource) keyPrefix() string {
 	g := r.Group
+	if r.StorageGroup != "" {
+		g = r.StorageGroup
+	}
 	if g == "" {
 		g = "core"
 	}
@@ -369,10 +394,22 @@ func (r *Resource) selectable(field string) bool {
 // storedFields computes the field-selector attributes of a stored object
 // (storage.Predicate.FieldsOf): for objects written before a selectable
 // field was declared.
+//
+// An object stored at another version (written through another version
+// of the resource, or, with StorageGroup, another group's) is converted
+// first: its Fields are that version's, and an events.k8s.io selector on
+// regarding.kind reads a core Event's involvedObject.kind.
 func (r *Resource) storedFields(o storage.Object) map[string]string {
 	obj, err := decodeStored(o.Value, o.Revision)
 	if err != nil {
 		return o.Fields
+	}
+	if gv := r.GroupVersion(); r.converts() && !at(o.Value, gv) {
+		out, err := r.convert(context.Background(), []Object{obj}, gv)
+		if err != nil {
+			return o.Fields
+		}
+		obj = out[0]
 	}
 	return r.fields(obj)
 }

@@ -201,7 +201,7 @@ func (r *Registry) updateScale(ctx context.Context, res *Resource, ns, name, met
 			// object's validation (validateScale), as kube's.
 			if s.Spec.Replicas == nil || (*s.Spec.Replicas < 0 && !res.Custom) {
 				return nil, errInvalid(&Resource{Group: "autoscaling", Kind: "Scale"}, name, []FieldError{{Type: "FieldValueInvalid", Field: "spec.replicas",
-					Value: replicasString(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
+					Value: replicasValue(s.Spec.Replicas), Detail: "must be greater than or equal to 0"}})
 			}
 			next := old.deepCopy()
 			changed := intAt(old, res.Scale.SpecReplicasPath) != *s.Spec.Replicas
@@ -426,7 +426,21 @@ func checkScaleBody(body []byte, kind, apiVersion string, replicas *int64, stric
 // (Update, subresource scale, no time) owns f:spec.f:replicas. Had the
 // PATCH left replicas at 1, "compare" would keep f:spec.f:color in its
 // entry and own f:spec.f:replicas in a second entry without a time.
+//
+// A Scale that no entry owns (no manager owns the replicas path: the
+// object's creator applied it and then left it out) has no managedFields,
+// and kube's field manager does not track an update of an object whose
+// managedFields are empty (its skipNonApplied stage): such a write leaves
+// the entries as they are, and a later apply of replicas has no
+// conflict.
 func scaleManagedFields(entries []any, gv string, path []string, manager string, changed bool) []any {
+	if !slices.ContainsFunc(entries, func(e any) bool {
+		m, _ := e.(map[string]any)
+		fv, _ := m["fieldsV1"].(map[string]any)
+		return hasFields(fv, path)
+	}) {
+		return entries
+	}
 	var out, replicas []any
 	own := func(manager, subresource string) {
 		e := map[string]any{"manager": manager, "operation": "Update", "apiVersion": gv, "fieldsType": "FieldsV1", "fieldsV1": fieldsAt(path)}
@@ -515,11 +529,13 @@ func withoutFields(fv map[string]any, path []string) map[string]any {
 	return c
 }
 
-func replicasString(p *int64) string {
+// replicasValue is a Scale's spec.replicas as its field error shows it:
+// kube's int32, written as a number (-1), or "null" when missing.
+func replicasValue(p *int64) any {
 	if p == nil {
 		return "null"
 	}
-	return strconv.FormatInt(*p, 10)
+	return *p
 }
 
 // serveCustom calls a user-defined subresource handler.
