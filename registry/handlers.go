@@ -462,7 +462,7 @@ func (r *Registry) serveDelete(w http.ResponseWriter, rq *routed) error {
 }
 
 // serveDeleteCollection deletes every object the list selectors match and
-// answers with the list of what was deleted.
+// answers with the list as it was listed.
 func (r *Registry) serveDeleteCollection(w http.ResponseWriter, rq *routed) error {
 	if rq.res.Namespaced && rq.namespace == "" {
 		return errAcrossNamespaces(rq.res, rq.Method)
