@@ -235,11 +235,15 @@ var corpusKinds = map[string]string{
 var (
 	corpusUIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	corpusIPPattern  = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
+	// corpusTimePattern: a time the server sets (a PersistentVolume's
+	// status.lastPhaseTransitionTime), which two servers set a second
+	// apart when a second boundary falls between their writes.
+	corpusTimePattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 )
 
 // maskStored drops or masks what differs between two servers by nature:
 // metadata's uid, resourceVersion, timestamps and managedFields; uids
-// anywhere (a Job's selector); allocated clusterIPs and nodePorts; and
+// and times anywhere (a Job's selector, a status's transition time); allocated clusterIPs and nodePorts; and
 // what kube's admission plugins add that kapi does not (README): a Pod's
 // service account token volume and its mounts and default tolerations,
 // the storage-protection finalizers.
@@ -305,6 +309,8 @@ func maskValues(v any, key string) any {
 			return "<uid>"
 		case corpusIPPattern.MatchString(x) && (key == "clusterIP" || key == "clusterIPs"):
 			return "<ip>"
+		case corpusTimePattern.MatchString(x):
+			return "<time>"
 		}
 	case int64, float64:
 		if key == "nodePort" {
