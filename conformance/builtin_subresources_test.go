@@ -61,6 +61,22 @@ func TestBuiltinSubresources(t *testing.T) {
 		if _, err := pods.Update(ctx, p, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
 			t.Errorf("update nodeName: got %v; want Invalid", err)
 		}
+		// Deleted, a pod bound to a node stays, terminating, until a
+		// delete with gracePeriodSeconds=0 (the kubelet's) removes it.
+		if err := pods.Delete(ctx, "bound", metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("delete: %v", err)
+		}
+		p, err = pods.Get(ctx, "bound", metav1.GetOptions{})
+		if err != nil || p.DeletionTimestamp == nil || p.DeletionGracePeriodSeconds == nil || *p.DeletionGracePeriodSeconds != 30 {
+			t.Fatalf("bound pod after delete: %v, %v; want it terminating with a 30 s grace period", p, err)
+		}
+		zero := int64(0)
+		if err := pods.Delete(ctx, "bound", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatalf("delete with grace period 0: %v", err)
+		}
+		if _, err := pods.Get(ctx, "bound", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("get after the delete with grace period 0: got %v; want NotFound", err)
+		}
 	})
 
 	t.Run("eviction", func(t *testing.T) {
