@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -106,4 +107,32 @@ func TestJobStatusValidation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzJobIndexes: the completedIndexes/failedIndexes parser (kube's
+// validateIndexesFormat and validateFailedIndexesNotOverlapCompleted)
+// never panics, accepts only indexes below completions in increasing
+// order, and finds no overlap of a valid list with itself missing.
+func FuzzJobIndexes(f *testing.F) {
+	for _, s := range []string{"", "0", "1,3-5,7", "2,0", "a", "0-1-2", "1-", "-1", "5-3", "9999999999999"} {
+		f.Add(s, "1-2", int32(8))
+	}
+	f.Fuzz(func(t *testing.T, s, other string, completions int32) {
+		err := jobIndexesFormat(s, completions)
+		_ = jobIndexesOverlap(s, other, completions)
+		if err != nil || s == "" {
+			return
+		}
+		last := int32(-1)
+		for _, part := range strings.Split(s, ",") {
+			x, y, err := jobIndexInterval(part, completions)
+			if err != nil || x <= last || y < x || y >= completions {
+				t.Fatalf("%q accepted with completions %d: interval %q is %d-%d (%v) after %d", s, completions, part, x, y, err, last)
+			}
+			last = y
+		}
+		if jobIndexesOverlap(s, s, completions) == nil {
+			t.Fatalf("%q does not overlap itself", s)
+		}
+	})
 }
