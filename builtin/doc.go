@@ -73,7 +73,10 @@
 // kubelet's; an unscheduled or finished one goes at once), pods/binding
 // as kube's direct storage write (registry.DirectWrite), a batch/v1
 // Job's pods orphaned by a delete that names no propagation policy (with
-// kube's Warning). HorizontalPodAutoscalers are stored at autoscaling/v2
+// kube's Warning), a Job status write checked as kube 1.37's job status
+// strategy checks it (a Complete job needs startTime, completionTime and
+// SuccessCriteriaMet; the rules that read a changed field apply only
+// when it changed: validateJobStatusUpdate). HorizontalPodAutoscalers are stored at autoscaling/v2
 // and converted to v1 as kube converts them, what v1 cannot say kept in
 // its annotations (hpaconvert.go); events.k8s.io Events are stored as
 // core v1 Events, with them, and each group reads the other's

@@ -41,10 +41,14 @@ func defaultPersistentVolume(_ context.Context, o registry.Object) error {
 	return nil
 }
 
-func preparePersistentVolumeCreate(_ context.Context, o registry.Object) error {
+// now is the time a strategy stamps a status with, on the registry's
+// clock (registry.Now), as kube's metav1.Time writes it.
+func now(ctx context.Context) string { return registry.Now(ctx).UTC().Format(time.RFC3339) }
+
+func preparePersistentVolumeCreate(ctx context.Context, o registry.Object) error {
 	status := ensureMap(obj(o), "status")
 	status["phase"] = "Pending"
-	status["lastPhaseTransitionTime"] = time.Now().UTC().Format(time.RFC3339)
+	status["lastPhaseTransitionTime"] = now(ctx)
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
@@ -173,7 +172,7 @@ func defaultPod(_ context.Context, o registry.Object) error {
 // and sets what kube-apiserver's default admission plugins set on a new
 // pod (admitPod). They run after its field manager, so what they set is
 // owned by no manager: here too, Prepare hooks run after managedFields.
-func preparePodCreate(_ context.Context, o registry.Object) error {
+func preparePodCreate(ctx context.Context, o registry.Object) error {
 	spec := getMap(obj(o), "spec")
 	// Priority: without a priorityClassName (and kube has no global
 	// default class), priority 0 and PreemptLowerPriority.
@@ -188,7 +187,7 @@ func preparePodCreate(_ context.Context, o registry.Object) error {
 		// kube's applySchedulingGatedCondition.
 		status["conditions"] = []any{map[string]any{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
 			"message": "Scheduling is blocked due to non-empty scheduling gates", "lastProbeTime": nil,
-			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}
+			"lastTransitionTime": now(ctx)}}
 	}
 	o["status"] = status
 	return nil

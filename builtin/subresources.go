@@ -91,7 +91,7 @@ func (b *behaviours) bind(ctx context.Context, req registry.SubresourceRequest) 
 		}
 	}
 	status["conditions"] = append(conds, map[string]any{"type": "PodScheduled", "status": "True", "lastProbeTime": nil,
-		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)})
+		"lastTransitionTime": now(ctx)})
 	if _, err := pods.UpdateStatus(ctx, req.Namespace, bound); err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (b *behaviours) checkDisruptionBudget(ctx context.Context, req registry.Sub
 	}
 	status := ensureMap(pdb, "status")
 	status["disruptionsAllowed"] = num(allowed - 1)
-	ensureMap(status, "disruptedPods")[req.Name] = time.Now().UTC().Format(time.RFC3339)
+	ensureMap(status, "disruptedPods")[req.Name] = now(ctx)
 	_, err = pdbs.UpdateStatus(ctx, req.Namespace, &pdb)
 	return err
 }
@@ -239,11 +239,11 @@ func (b *behaviours) token(ctx context.Context, req registry.SubresourceRequest)
 	def(spec, "boundObjectRef", nil)
 	body["apiVersion"], body["kind"] = "authentication.k8s.io/v1", "TokenRequest"
 	meta := ensureMap(body, "metadata")
-	now := time.Now().UTC().Format(time.RFC3339)
+	ts := now(ctx) // the registry's clock; the token's times are the Tokens' (TokenOptions.Now)
 	meta["name"], meta["namespace"], meta["uid"] = req.Name, req.Namespace, req.Object.UID()
-	meta["creationTimestamp"] = now
+	meta["creationTimestamp"] = ts
 	meta["managedFields"] = []any{map[string]any{"manager": req.Manager, "operation": "Update", "apiVersion": "authentication.k8s.io/v1",
-		"time": now, "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": fields}, "subresource": "token"}}
+		"time": ts, "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": fields}, "subresource": "token"}}
 	body["status"] = map[string]any{"token": tok, "expirationTimestamp": exp.Format(time.RFC3339)}
 	return body, nil
 }

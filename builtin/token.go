@@ -44,7 +44,10 @@ type TokenOptions struct {
 	// Issuer is the iss claim and the default audience (default
 	// "https://kubernetes.default.svc.cluster.local", kube's).
 	Issuer string
-	// Now is the clock (default time.Now).
+	// Now is the clock of the tokens' issue, expiry and checks (default
+	// time.Now). Give it the registry's Options.Now so that a
+	// TokenRequest's times and the registry's agree (the example server
+	// does).
 	Now func() time.Time
 }
 

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -523,4 +525,385 @@ func validateSecretContents(o registry.Object) fieldErrors {
 		}
 	}
 	return errs
+}
+
+// jobStatusRules are the rules of kube's JobStatusValidationOptions that
+// a status write applies (pkg/registry/batch/job/strategy.go's
+// getStatusValidationOptions, JobManagedBy being GA): most apply only
+// when the status fields they read changed, so a controller may go on
+// writing a status that was already wrong (or became wrong when the user
+// scaled the job down) as long as it does not touch those fields.
+type jobStatusRules struct {
+	decreasingSucceeded, invalidCompleted, invalidFailed, failedOverlap,
+	completedNonIndexed, failedNoBackoffPerIndex, failedWithoutTarget,
+	completeWithoutCriteria, finishedActive, finishedNoStart, finishedUncounted,
+	startTimeUpdate, completionBeforeStart, notCompleteWithCompletion,
+	completeWithoutCompletion, completeAndFailed, completeAndFailureTarget,
+	moreReady, finishedTerminating bool
+}
+
+// jobCondition reports whether the job's status has a condition of type t
+// with status s ("True" or "False").
+func jobCondition(o map[string]any, t, s string) bool {
+	for _, c := range maps(o, "status", "conditions") {
+		if c["type"] == t && c["status"] == s {
+			return true
+		}
+	}
+	return false
+}
+
+func jobComplete(o map[string]any) bool { return jobCondition(o, "Complete", "True") }
+func jobFailed(o map[string]any) bool   { return jobCondition(o, "Failed", "True") }
+func jobFinished(o map[string]any) bool { return jobComplete(o) || jobFailed(o) }
+
+// jobTime is a status time (startTime, completionTime), if set.
+func jobTime(st map[string]any, key string) (time.Time, bool) {
+	s, ok := st[key].(string)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	return t, err == nil
+}
+
+// sameJobTime is ptr.Equal of two *metav1.Time.
+func sameJobTime(a, b map[string]any, key string) bool {
+	ta, oka := jobTime(a, key)
+	tb, okb := jobTime(b, key)
+	return oka == okb && ta.Equal(tb)
+}
+
+// jobTimeValue is a time as kube's message shows it (metav1.Time's JSON).
+func jobTimeValue(st map[string]any, key string) any {
+	if t, ok := jobTime(st, key); ok {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return st[key]
+}
+
+// sameOptionalInt is ptr.Equal of two *int32 fields.
+func sameOptionalInt(a, b map[string]any, key string) bool {
+	return (a[key] == nil) == (b[key] == nil) && intAt(a, key) == intAt(b, key)
+}
+
+// uncountedPods is kube's internal batch.UncountedTerminatedPods, as its
+// messages render it (JSON of a struct without json tags).
+type uncountedPods struct {
+	Succeeded []string
+	Failed    []string
+}
+
+func uncounted(st map[string]any) *uncountedPods {
+	u, ok := st["uncountedTerminatedPods"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	strs := func(key string) []string {
+		var out []string
+		for _, v := range getList(u, key) {
+			s, _ := v.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	return &uncountedPods{Succeeded: strs("succeeded"), Failed: strs("failed")}
+}
+
+// sameUncounted is apiequality.Semantic.DeepEqual of two
+// *UncountedTerminatedPods: nil and empty lists are equal.
+func sameUncounted(a, b *uncountedPods) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Succeeded, b.Succeeded) && slices.Equal(a.Failed, b.Failed)
+}
+
+// jobStatusRulesFor is getStatusValidationOptions: which rules a status
+// write from old to o applies.
+func jobStatusRulesFor(o, old map[string]any) jobStatusRules {
+	st, oldSt := getMap(o, "status"), getMap(old, "status")
+	spec := getMap(o, "spec")
+	indexed := getString(spec, "completionMode") == "Indexed"
+	changed := func(f func(map[string]any) bool) bool { return f(o) != f(old) }
+	condChanged := func(t string) bool { return jobCondition(o, t, "True") != jobCondition(old, t, "True") }
+	finished, complete, failed := changed(jobFinished), changed(jobComplete), changed(jobFailed)
+	failureTarget, criteria := condChanged("FailureTarget"), condChanged("SuccessCriteriaMet")
+	completed := getString(st, "completedIndexes") != getString(oldSt, "completedIndexes")
+	failedIdx := !equal(st["failedIndexes"], oldSt["failedIndexes"])
+	active := intAt(st, "active") != intAt(oldSt, "active")
+	start := !sameJobTime(st, oldSt, "startTime")
+	completion := !sameJobTime(st, oldSt, "completionTime")
+	suspend, _ := spec["suspend"].(bool)
+	zeroCompletions := spec["completions"] != nil && intAt(spec, "completions") == 0
+	resuming := jobCondition(old, "Suspended", "True") && jobCondition(o, "Suspended", "False")
+	sameCounts := (spec["completions"] == nil) == (spec["parallelism"] == nil) && intAt(spec, "completions") == intAt(spec, "parallelism")
+	return jobStatusRules{
+		decreasingSucceeded:       !indexed || !sameCounts,
+		invalidCompleted:          completed,
+		invalidFailed:             failedIdx,
+		completedNonIndexed:       completed,
+		failedNoBackoffPerIndex:   failedIdx,
+		failedOverlap:             failedIdx || completed,
+		failedWithoutTarget:       failed || failedIdx,
+		completeWithoutCriteria:   complete || criteria,
+		finishedActive:            finished || active,
+		finishedNoStart:           (finished || start) && !(suspend && zeroCompletions),
+		finishedUncounted:         finished || !sameUncounted(uncounted(st), uncounted(oldSt)),
+		startTimeUpdate:           start && !resuming,
+		completionBeforeStart:     start || completion,
+		notCompleteWithCompletion: complete || completion,
+		completeWithoutCompletion: complete || completion,
+		completeAndFailed:         complete || failed,
+		completeAndFailureTarget:  complete || failureTarget,
+		moreReady:                 !sameOptionalInt(st, oldSt, "ready") || active,
+		finishedTerminating:       finished || !sameOptionalInt(st, oldSt, "terminating"),
+	}
+}
+
+// validateJobStatusUpdate is kube's job status strategy's ValidateUpdate
+// (ValidateJobStatusUpdate with getStatusValidationOptions): the status
+// itself (validateJobStatus), then its transition from old. A status
+//
+//	{conditions: [{type: Complete, status: "True"}]}
+//
+// written on a job that had none has three causes, in kube's order:
+// completionTime required, SuccessCriteriaMet=True required, startTime
+// required.
+func validateJobStatusUpdate(o, old registry.Object) fieldErrors {
+	n, p := obj(o), obj(old)
+	r := jobStatusRulesFor(n, p)
+	errs := validateJobStatus(n, r)
+	st, oldSt := getMap(n, "status"), getMap(p, "status")
+	omit := validation.OmitValue
+	for _, t := range []string{"Failed", "Complete", "FailureTarget"} {
+		if jobCondition(p, t, "True") && !jobCondition(n, t, "True") {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.conditions", Value: omit, Detail: "cannot disable the terminal " + t + "=True condition"})
+		}
+	}
+	if f := intAt(st, "failed"); f < intAt(oldSt, "failed") {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.failed", Value: f, Detail: "cannot decrease the failed counter"})
+	}
+	if s := intAt(st, "succeeded"); r.decreasingSucceeded && s < intAt(oldSt, "succeeded") {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.succeeded", Value: s, Detail: "cannot decrease the succeeded counter"})
+	}
+	_, hasCompletion := jobTime(st, "completionTime")
+	_, hadCompletion := jobTime(oldSt, "completionTime")
+	if hasCompletion && hadCompletion && !sameJobTime(st, oldSt, "completionTime") {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.completionTime", Value: jobTimeValue(st, "completionTime"), Detail: "field is immutable"})
+	}
+	_, hadStart := jobTime(oldSt, "startTime")
+	suspend, _ := get(n, "spec", "suspend").(bool)
+	if r.startTimeUpdate && hadStart && !sameJobTime(st, oldSt, "startTime") && !suspend {
+		var v any = jobTimeValue(st, "startTime")
+		if v == nil {
+			v = nullValue{}
+		}
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.startTime", Value: v, Detail: "field is immutable for unsuspended job once set"})
+	}
+	criteria, oldCriteria := jobCondition(n, "SuccessCriteriaMet", "True"), jobCondition(p, "SuccessCriteriaMet", "True")
+	if oldCriteria && !criteria {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.conditions", Value: omit, Detail: "cannot disable the SuccessCriteriaMet=True condition"})
+	}
+	if jobComplete(p) && !oldCriteria && criteria {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.conditions", Value: omit, Detail: "cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions"})
+	}
+	return errs
+}
+
+// nullValue renders as kube renders a nil pointer value: null.
+type nullValue struct{}
+
+func (nullValue) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+// validateJobStatus is kube's validateJobStatus under the rules r.
+func validateJobStatus(o map[string]any, r jobStatusRules) fieldErrors {
+	st, spec := getMap(o, "status"), getMap(o, "spec")
+	var errs fieldErrors
+	for _, f := range []string{"active", "succeeded", "failed", "ready", "terminating"} {
+		errs = append(errs, nonNegative(st, "status."+f, f)...)
+	}
+	if u := uncounted(st); u != nil {
+		seen := map[string]bool{}
+		for _, l := range []struct {
+			name string
+			uids []string
+		}{{"succeeded", u.Succeeded}, {"failed", u.Failed}} {
+			for i, k := range l.uids {
+				p := fmt.Sprintf("status.uncountedTerminatedPods.%s[%d]", l.name, i)
+				switch {
+				case k == "":
+					errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: p, Value: k, Detail: "must not be empty"})
+				case seen[k]:
+					errs = append(errs, registry.FieldError{Type: validation.TypeDuplicate, Field: p, Value: k})
+				default:
+					seen[k] = true
+				}
+			}
+		}
+	}
+	omit := validation.OmitValue
+	conds := func(detail string) registry.FieldError {
+		return registry.FieldError{Type: validation.TypeInvalid, Field: "status.conditions", Value: omit, Detail: detail}
+	}
+	complete, failed := jobComplete(o), jobFailed(o)
+	failureTarget, criteria := jobCondition(o, "FailureTarget", "True"), jobCondition(o, "SuccessCriteriaMet", "True")
+	start, hasStart := jobTime(st, "startTime")
+	completion, hasCompletion := jobTime(st, "completionTime")
+	if r.completeAndFailed && complete && failed {
+		errs = append(errs, conds("cannot set Complete=True and Failed=true conditions"))
+	}
+	if r.completeAndFailureTarget && complete && failureTarget {
+		errs = append(errs, conds("cannot set Complete=True and FailureTarget=true conditions"))
+	}
+	if r.notCompleteWithCompletion && hasCompletion && !complete {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.completionTime", Value: jobTimeValue(st, "completionTime"), Detail: "cannot set completionTime when there is no Complete=True condition"})
+	}
+	if r.completeWithoutCompletion && !hasCompletion && complete {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "status.completionTime", Detail: "completionTime is required for Complete jobs"})
+	}
+	if r.completionBeforeStart && hasStart && hasCompletion && completion.Before(start) {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.completionTime", Value: jobTimeValue(st, "completionTime"), Detail: "must be equal to or after `startTime`"})
+	}
+	if r.failedWithoutTarget && failed && !failureTarget {
+		errs = append(errs, conds("cannot set Failed=True condition without the FailureTarget=true condition"))
+	}
+	if r.completeWithoutCriteria && complete && !criteria {
+		errs = append(errs, conds("cannot set Complete=True condition without the SuccessCriteriaMet=true condition"))
+	}
+	finished := complete || failed
+	if active := intAt(st, "active"); r.finishedActive && active > 0 && finished {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.active", Value: active, Detail: "active>0 is invalid for finished job"})
+	}
+	if r.finishedNoStart && !hasStart && finished {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "status.startTime", Detail: "startTime is required for finished job"})
+	}
+	if u := uncounted(st); r.finishedUncounted && finished && u != nil && len(u.Failed)+len(u.Succeeded) > 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.uncountedTerminatedPods", Value: u, Detail: "must be empty for finished job"})
+	}
+	completions, hasCompletions := int32(intAt(spec, "completions")), spec["completions"] != nil
+	completedIdx := getString(st, "completedIndexes")
+	failedIdx, hasFailedIdx := st["failedIndexes"].(string)
+	perIndex := spec["backoffLimitPerIndex"] != nil
+	if r.invalidCompleted && hasCompletions {
+		if err := jobIndexesFormat(completedIdx, completions); err != nil {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.completedIndexes", Value: completedIdx, Detail: "error parsing completedIndexes: " + err.Error()})
+		}
+	}
+	if r.invalidFailed && hasCompletions && perIndex && hasFailedIdx {
+		if err := jobIndexesFormat(failedIdx, completions); err != nil {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.failedIndexes", Value: failedIdx, Detail: "error parsing failedIndexes: " + err.Error()})
+		}
+	}
+	if r.completedNonIndexed && completedIdx != "" && getString(spec, "completionMode") != "Indexed" {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.completedIndexes", Value: completedIdx, Detail: "cannot set non-empty completedIndexes when non-indexed completion mode"})
+	}
+	if r.failedNoBackoffPerIndex && !perIndex && hasFailedIdx {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.failedIndexes", Value: failedIdx, Detail: "cannot set non-null failedIndexes when backoffLimitPerIndex is null"})
+	}
+	if r.failedOverlap && hasCompletions && hasFailedIdx {
+		if err := jobIndexesOverlap(completedIdx, failedIdx, completions); err != nil {
+			errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.failedIndexes", Value: failedIdx, Detail: err.Error()})
+		}
+	}
+	if t := intAt(st, "terminating"); r.finishedTerminating && st["terminating"] != nil && t > 0 && finished {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.terminating", Value: t, Detail: "terminating>0 is invalid for finished job"})
+	}
+	if ready := intAt(st, "ready"); r.moreReady && st["ready"] != nil && ready > intAt(st, "active") {
+		errs = append(errs, registry.FieldError{Type: validation.TypeInvalid, Field: "status.ready", Value: ready, Detail: "cannot set more ready pods than active"})
+	}
+	if criteria && failed {
+		errs = append(errs, conds("cannot set SuccessCriteriaMet=True and Failed=true conditions"))
+	}
+	if criteria && failureTarget {
+		errs = append(errs, conds("cannot set SuccessCriteriaMet=True and FailureTarget=true conditions"))
+	}
+	if spec["successPolicy"] != nil && !criteria && complete {
+		errs = append(errs, conds("cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True"))
+	}
+	return errs
+}
+
+// jobIndexesFormat is kube's validateIndexesFormat: "1,3-5,7", each
+// index below completions, in increasing order.
+func jobIndexesFormat(s string, completions int32) error {
+	if s == "" {
+		return nil
+	}
+	var last *int32
+	for _, part := range strings.Split(s, ",") {
+		x, y, err := jobIndexInterval(part, completions)
+		if err != nil {
+			return err
+		}
+		if last != nil && *last >= x {
+			return fmt.Errorf("non-increasing order, previous: %d, current: %d", *last, x)
+		}
+		last = &y
+	}
+	return nil
+}
+
+// jobIndexInterval is kube's parseIndexInterval: "3" or "3-5".
+func jobIndexInterval(s string, completions int32) (int32, int32, error) {
+	limits := strings.Split(s, "-")
+	if len(limits) > 2 {
+		return 0, 0, fmt.Errorf("the fragment %q violates the requirement that an index interval can have at most two parts separated by '-'", s)
+	}
+	x, err := strconv.Atoi(limits[0])
+	if err != nil {
+		return 0, 0, fmt.Errorf("cannot convert string to integer for index: %q", limits[0])
+	}
+	if x >= int(completions) {
+		return 0, 0, fmt.Errorf("too large index: %q", limits[0])
+	}
+	if len(limits) == 1 {
+		return int32(x), int32(x), nil
+	}
+	y, err := strconv.Atoi(limits[1])
+	if err != nil {
+		return 0, 0, fmt.Errorf("cannot convert string to integer for index: %q", limits[1])
+	}
+	if y >= int(completions) {
+		return 0, 0, fmt.Errorf("too large index: %q", limits[1])
+	}
+	if x >= y {
+		return 0, 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", x, y)
+	}
+	return int32(x), int32(y), nil
+}
+
+// jobIndexesOverlap is kube's validateFailedIndexesNotOverlapCompleted:
+// intervals that do not parse are skipped (the format rule reports them).
+func jobIndexesOverlap(completed, failed string, completions int32) error {
+	if completed == "" || failed == "" {
+		return nil
+	}
+	cs, fs := strings.Split(completed, ","), strings.Split(failed, ",")
+	var ci, fi int
+	cX, cY, cErr := jobIndexInterval(cs[ci], completions)
+	fX, fY, fErr := jobIndexInterval(fs[fi], completions)
+	for ci < len(cs) && fi < len(fs) {
+		switch {
+		case cErr != nil:
+			if ci++; ci < len(cs) {
+				cX, cY, cErr = jobIndexInterval(cs[ci], completions)
+			}
+		case fErr != nil:
+			if fi++; fi < len(fs) {
+				fX, fY, fErr = jobIndexInterval(fs[fi], completions)
+			}
+		case cX <= fY && fX <= cY:
+			return fmt.Errorf("failedIndexes and completedIndexes overlap at index: %d", max(cX, fX))
+		case cX <= fX:
+			if ci++; ci < len(cs) {
+				cX, cY, cErr = jobIndexInterval(cs[ci], completions)
+			}
+		default:
+			if fi++; fi < len(fs) {
+				fX, fY, fErr = jobIndexInterval(fs[fi], completions)
+			}
+		}
+	}
+	return nil
 }

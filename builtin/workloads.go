@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"math"
 
 	"github.com/kapi-dev/kapi/internal/validation"
 	"github.com/kapi-dev/kapi/registry"
@@ -145,6 +146,9 @@ func defaultJobSpec(spec map[string]any) {
 		spec["parallelism"] = num(1)
 	}
 	def(spec, "parallelism", num(1))
+	if spec["backoffLimitPerIndex"] != nil {
+		def(spec, "backoffLimit", num(math.MaxInt32))
+	}
 	def(spec, "backoffLimit", num(6))
 	def(spec, "completionMode", "NonIndexed")
 	def(spec, "suspend", false)
@@ -157,8 +161,10 @@ func defaultJobSpec(spec map[string]any) {
 }
 
 // defaultJob is SetDefaults_Job: the job's labels default to its
-// template's, and manualSelector to false.
+// template's, and manualSelector to false; a condition's unset times are
+// the null Go's JSON writes for them.
 func defaultJob(_ context.Context, o registry.Object) error {
+	defaultConditionTimes(o, "lastProbeTime", "lastTransitionTime")
 	spec := ensureMap(obj(o), "spec")
 	if l := getMap(spec, "template", "metadata", "labels"); len(l) > 0 && len(getMap(obj(o), "metadata", "labels")) == 0 {
 		o.Meta()["labels"] = clone(l)
@@ -394,8 +400,13 @@ func validateJob(_ context.Context, o registry.Object) []registry.FieldError {
 }
 
 // validateJobUpdate keeps the selector, and the template of a job that is
-// not suspended, as kube's ValidateJobSpecUpdate does.
+// not suspended, as kube's ValidateJobSpecUpdate does; on the status
+// subresource it is kube's job status strategy's validation alone
+// (validateJobStatusUpdate: the spec is kept, the status checked).
 func validateJobUpdate(ctx context.Context, o, old registry.Object) []registry.FieldError {
+	if statusWrite(ctx) {
+		return validateJobStatusUpdate(o, old)
+	}
 	errs := validateJob(ctx, o)
 	errs = append(errs, immutable(o, old, "spec.selector", "spec", "selector")...)
 	suspended, _ := get(obj(old), "spec", "suspend").(bool)

@@ -229,7 +229,7 @@ func (c *Client[T]) Create(ctx context.Context, namespace string, obj *T) (*T, e
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.r.create(ctx, res, namespace, o, writeOptions{})
+	out, err := c.r.create(c.r.withClock(ctx), res, namespace, o, writeOptions{})
 	if err != nil {
 		return nil, toStatus(err, res, o.Name()) // the edge: a hook's error becomes its Status
 	}
@@ -262,7 +262,7 @@ func (c *Client[T]) update(ctx context.Context, namespace string, obj *T, sub st
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.r.update(ctx, res, namespace, o.Name(), sub, o, writeOptions{})
+	out, err := c.r.update(c.r.withClock(ctx), res, namespace, o.Name(), sub, o, writeOptions{})
 	if err != nil {
 		return nil, toStatus(err, res, o.Name())
 	}
@@ -275,7 +275,7 @@ func (c *Client[T]) Delete(ctx context.Context, namespace, name string) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = c.r.delete(ctx, res, namespace, name, deleteOptions{})
+	_, _, err = c.r.delete(c.r.withClock(ctx), res, namespace, name, deleteOptions{})
 	return toStatusOrNil(err, res, name)
 }
 

@@ -21,7 +21,10 @@
 // prepare), validation (schema, CEL, strategy), managedFields, validating
 // admission, storage (unless dry run). Kind-specific behaviour is the
 // kind's Strategy, hooks for create, update and delete (the built-in
-// namespaces are one, namespace.go), never a branch in a verb. Errors
+// namespaces are one, namespace.go), never a branch in a verb. A hook
+// stamps times on the registry's clock, Options.Now, read with Now(ctx)
+// (clock.go; carried in the request's context with its warnings, so
+// reading it allocates nothing). Errors
 // stay typed Go errors until the edge, where they become Status objects
 // in one place (status.go); a StatusError unwraps to the error it was
 // made from. The same path serves Go callers in-process through Client.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/jsontree"
@@ -105,14 +106,17 @@ func cannotHandle(res *Resource) func(string) error {
 // warningsKey is the context key of a request's warnings.
 type warningsKey struct{}
 
-// warnings collects a request's Warning headers, once each.
+// warnings collects a request's Warning headers, once each, and holds
+// the registry's clock for Now (clock.go): one value in the request's
+// context for both.
 type warnings struct {
 	h    http.Header
 	seen map[string]bool
+	now  func() time.Time
 }
 
-func withWarnings(ctx context.Context, h http.Header) context.Context {
-	return context.WithValue(ctx, warningsKey{}, &warnings{h: h})
+func withWarnings(ctx context.Context, h http.Header, now func() time.Time) context.Context {
+	return context.WithValue(ctx, warningsKey{}, &warnings{h: h, now: now})
 }
 
 // Warn adds a warning to the response of the request ctx belongs to: a

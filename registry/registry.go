@@ -44,8 +44,9 @@ type Options struct {
 	// BookmarkBeforeDeadline is how long before a watch's deadline a
 	// bookmark is sent to watchers that allow bookmarks (default 2s).
 	BookmarkBeforeDeadline time.Duration
-	// Now is the clock for creation and deletion timestamps (default
-	// time.Now).
+	// Now is the clock for creation and deletion timestamps, managedFields
+	// times, and what strategies stamp a status with (they read it with
+	// Now(ctx)); default time.Now.
 	Now func() time.Time
 	// CEL compiles the x-kubernetes-validations rules of resource schemas;
 	// set it to cel.Compile from the module github.com/kapi-dev/kapi/cel.
@@ -367,7 +368,7 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.writeNotServed(w, req, info, toStatus(err, nil, ""))
 		return
 	}
-	rq.Request = req.WithContext(withWarnings(ctx, w.Header()))
+	rq.Request = req.WithContext(withWarnings(ctx, w.Header(), r.opts.Now))
 	for _, msg := range rq.res.Warnings {
 		Warn(rq.Context(), msg)
 	}

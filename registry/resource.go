@@ -199,8 +199,9 @@ type FieldError = validation.Error
 
 // Strategy holds a kind's behaviour: the per-resource hooks of the write
 // pipeline (pipeline.go), each optional, called with the request's
-// context. Objects are the decoded JSON; hooks may modify obj (never
-// old) in place. A hook's error fails the write as it is: return a
+// context (Now(ctx) is the registry's clock, Warn adds a warning).
+// Objects are the decoded JSON; hooks may modify obj (never old) in
+// place. A hook's error fails the write as it is: return a
 // *StatusError to choose the answer (others are 500s).
 //
 // Kind-specific lifecycle lives here, not in the verbs: the built-in

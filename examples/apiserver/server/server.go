@@ -104,7 +104,7 @@ func New(opts Options) (*registry.Registry, error) {
 	ro := opts.Registry
 	ro.Storage = opts.Storage
 	if opts.Builtin.Tokens == nil {
-		tokens, err := builtin.NewTokens(builtin.TokenOptions{})
+		tokens, err := builtin.NewTokens(builtin.TokenOptions{Now: ro.Now}) // the registry's clock (nil: time.Now)
 		if err != nil {
 			return nil, err
 		}
