@@ -21,7 +21,8 @@ import (
 // serveOpenAPI serves /openapi/v3 and /openapi/v3/{api/v1,apis/G/V},
 // from the documents cached with the table (restable.go), as
 // kube-openapi's handler3 serves them: uncompressed, with an ETag and
-// Last-Modified (http.ServeContent: 304 to a matching If-None-Match).
+// Last-Modified (as http.ServeContent answers: 304 to a matching
+// If-None-Match; serveContent).
 // A group version's document asked for with the hash of the index's URL
 // is immutable (Cache-Control: public, immutable); with an older hash, it
 // is a 301 to the current URL.
