@@ -30,7 +30,9 @@ import (
 //     Established once they are: one status write when anything changed;
 //   - serves its kinds once its names are accepted: a Resource per served
 //     version, registered, replaced (when the spec or the accepted names
-//     changed) or unregistered, in one table change;
+//     changed) or unregistered, in one table change; the Resources are
+//     those the CRD write's validation prepared when the stored CRD is
+//     the one validated (validatedCRD), else built from the stored CRD;
 //   - when it is being deleted, deletes every instance through the write
 //     path (Terminating: InstanceDeletionInProgress, then
 //     InstanceDeletionCompleted) and removes the cleanup finalizer,
