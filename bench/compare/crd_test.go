@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,43 +250,50 @@ func BenchmarkCRDMany(b *testing.B) {
 				b.ReportMetric((after-before)/(1<<20), "MiB-heap-added")
 				b.ReportMetric(after/(1<<20), "MiB-heap-after")
 				// The first fetch after the last change (a server that
-				// builds documents on demand pays for them here), then the
-				// mean of twenty more (on a shared machine, five were
-				// too few to settle). Beside kapi's, the floor: a static
-				// server sending the bytes kapi sent (its body, encoding
-				// and type, in one Write with their Content-Length) to
-				// the same client, the two taking turns.
+				// builds documents on demand pays for them here), then
+				// fifty more: their mean and their median (on a shared
+				// machine one stalled fetch moves the mean; the median
+				// is the typical fetch). Beside kapi's, the floor: a
+				// static server sending the bytes kapi sent (its body,
+				// encoding and type, in one Write with their
+				// Content-Length) to the same client, the two taking
+				// turns.
 				fetch := func(unit, path, accept string) {
-					const rounds = 20
+					const rounds = 50
 					var size int
-					get := func(cfg *rest.Config, hc *http.Client) {
+					get := func(cfg *rest.Config, hc *http.Client) time.Duration {
+						t0 := time.Now()
 						code, body, err := raw(ctx, hc, cfg, http.MethodGet, path, accept, "")
 						if err != nil || code != 200 {
 							b.Fatalf("GET %s: %v %d", path, err, code)
 						}
 						size = len(body)
+						return time.Since(t0)
 					}
-					t0 := time.Now()
-					get(cfg, hc)
-					b.ReportMetric(float64(time.Since(t0).Microseconds())/1000, "ms/"+unit+"-first")
+					b.ReportMetric(float64(get(cfg, hc).Microseconds())/1000, "ms/"+unit+"-first")
 					floor, floorCfg, floorHC := staticPeer(ctx, b, cfg, path, accept)
 					if floor != nil {
 						defer floor.Close()
 					}
-					var took, floorTook time.Duration
+					var took, floorTook []time.Duration
 					for range rounds {
-						t0 = time.Now()
-						get(cfg, hc)
-						took += time.Since(t0)
+						took = append(took, get(cfg, hc))
 						if floor != nil {
-							t0 = time.Now()
-							get(floorCfg, floorHC)
-							floorTook += time.Since(t0)
+							floorTook = append(floorTook, get(floorCfg, floorHC))
 						}
 					}
-					b.ReportMetric(float64(took.Microseconds())/1000/rounds, "ms/"+unit)
+					report := func(d []time.Duration, suffix string) {
+						var sum time.Duration
+						for _, x := range d {
+							sum += x
+						}
+						slices.Sort(d)
+						b.ReportMetric(float64(sum.Microseconds())/1000/float64(len(d)), "ms/"+unit+suffix)
+						b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "ms/"+unit+suffix+"-median")
+					}
+					report(took, "")
 					if floor != nil {
-						b.ReportMetric(float64(floorTook.Microseconds())/1000/rounds, "ms/"+unit+"-static")
+						report(floorTook, "-static")
 					}
 					b.ReportMetric(float64(size)/1024, "KiB/"+unit)
 				}
