@@ -322,7 +322,9 @@ func staticPeer(ctx context.Context, b *testing.B, cfg *rest.Config, path, accep
 	}
 	req.Header.Set("Accept", accept)
 	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		b.Fatal(err)
 	}
