@@ -337,7 +337,8 @@ func (r *Registry) validateCRD(obj, old Object) []FieldError {
 	for _, v := range versions {
 		hoisted = hoisted && reflect.DeepEqual(schemaOf(v), schemaOf(versions[0]))
 	}
-	for _, res := range FromCRD(crd) {
+	resources := FromCRD(crd)
+	for _, res := range resources {
 		err := r.prepare(res)
 		if err == nil {
 			continue
@@ -361,6 +362,9 @@ func (r *Registry) validateCRD(obj, old Object) []FieldError {
 		default:
 			errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i), Value: "", Detail: err.Error()})
 		}
+	}
+	if len(errs) == 0 {
+		r.crds.remember(obj, crd, resources) // the feed serves them once stored
 	}
 	return errs
 }

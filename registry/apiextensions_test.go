@@ -8,10 +8,12 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kapi-dev/kapi/registry"
+	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage/memory"
 )
 
@@ -445,4 +447,81 @@ func TestCRDsComeAndGoUnderLoad(t *testing.T) {
 		l := s.must(200, "GET", crdsPath, nil)
 		return len(l["items"].([]any)) == 0
 	})
+}
+
+// TestCRDCompiledOnce: the resources a CRD write's validation prepares
+// are the ones the CRD feed serves when the stored CRD is the one
+// validated (same uid and generation, names accepted as asked): its
+// rules are compiled once per write, and the served kind enforces them.
+// When the feed serves names other than the spec's (a rename refused
+// for a conflict), it builds its own resources with the accepted names.
+func TestCRDCompiledOnce(t *testing.T) {
+	var compiles atomic.Int64
+	store := memory.New(memory.Options{})
+	reg, err := registry.New(registry.Options{Storage: store, CEL: func(*schema.Schema) (schema.Rules, error) {
+		compiles.Add(1)
+		return rules{"spec", "refused by the rule"}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	srv := httptest.NewServer(reg)
+	t.Cleanup(srv.Close)
+	s := &server{t: t, reg: reg, store: store, url: srv.URL}
+
+	ruled := func(name string, served bool) map[string]any {
+		v := crdVersion(name, served, true, map[string]any{"size": map[string]any{"type": "integer"}})
+		spec := path(v, "schema.openAPIV3Schema.properties.spec").(map[string]any)
+		spec["x-kubernetes-validations"] = []any{map[string]any{"rule": "self.size < 10"}}
+		return v
+	}
+	const name = "foos.once.example.org"
+	steps := []struct {
+		name     string
+		method   string
+		path     string
+		body     func() map[string]any
+		compiles int64 // compiles the step makes
+	}{
+		{"create", "POST", crdsPath, func() map[string]any { return crd("once.example.org", "foos", "Foo", ruled("v1", true)) }, 1},
+		{"spec updated", "PUT", crdsPath + "/" + name, func() map[string]any {
+			cur := s.must(200, "GET", crdsPath+"/"+name, nil)
+			path(cur, "spec.versions").([]any)[0].(map[string]any)["additionalPrinterColumns"] = []any{map[string]any{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}}
+			return cur
+		}, 1},
+		{"short name added: accepted, served as asked", "PUT", crdsPath + "/" + name, func() map[string]any {
+			cur := s.must(200, "GET", crdsPath+"/"+name, nil)
+			path(cur, "spec.names").(map[string]any)["shortNames"] = []any{"fo", "foo"}
+			return cur
+		}, 1},
+		{"short name another CRD of its group holds as its singular: refused, served under the accepted names", "PUT", crdsPath + "/" + name, func() map[string]any {
+			cur := s.must(200, "GET", crdsPath+"/"+name, nil)
+			path(cur, "spec.names").(map[string]any)["shortNames"] = []any{"fo", "baz"}
+			return cur
+		}, 2},
+	}
+	s.must(201, "POST", crdsPath, crd("once.example.org", "bazs", "Baz", crdVersion("v1", true, true, nil)))
+	for _, st := range steps {
+		before := compiles.Load()
+		code := 200
+		if st.method == "POST" {
+			code = 201
+		}
+		s.must(code, st.method, st.path, st.body())
+		if got := compiles.Load() - before; got != st.compiles {
+			t.Errorf("%s: the rules were compiled %d times; want %d", st.name, got, st.compiles)
+		}
+		r := s.do("POST", "/apis/once.example.org/v1/namespaces/default/foos", map[string]any{"apiVersion": "once.example.org/v1", "kind": "Foo",
+			"metadata": map[string]any{"name": "x"}, "spec": map[string]any{"size": 1}})
+		if r.code != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), "refused by the rule") {
+			t.Errorf("%s: create of the kind: got %d %s; want 422 from its rule", st.name, r.code, r.body)
+		}
+	}
+	list := s.must(200, "GET", "/apis/once.example.org/v1", nil)
+	for _, r := range list["resources"].([]any) {
+		if r := r.(map[string]any); r["name"] == "foos" && fmt.Sprint(r["shortNames"]) != "[fo foo]" {
+			t.Errorf("foos' short names in discovery: got %v; want the accepted [fo foo]", r["shortNames"])
+		}
+	}
 }

@@ -30,7 +30,9 @@ import (
 //     Established once they are: one status write when anything changed;
 //   - serves its kinds once its names are accepted: a Resource per served
 //     version, registered, replaced (when the spec or the accepted names
-//     changed) or unregistered, in one table change;
+//     changed) or unregistered, in one table change; the Resources are
+//     those the CRD write's validation prepared when the stored CRD is
+//     the one validated (validatedCRD), else built from the stored CRD;
 //   - when it is being deleted, deletes every instance through the write
 //     path (Terminating: InstanceDeletionInProgress, then
 //     InstanceDeletionCompleted) and removes the cleanup finalizer,
@@ -75,6 +77,76 @@ type crdFeed struct {
 	changed chan struct{}                    // closed (and replaced) when rev changes
 	crds    map[string]*crdServed            // by CRD name
 	groups  map[string]map[string]*crdServed // the same, by group then name: whom a CRD's names may conflict with
+	// validated are the resources the last validation of each CRD
+	// prepared (validateCRD), for serve to take (prepared).
+	validated map[string]*validatedCRD
+}
+
+// validatedCRD is what a CRD write's validation prepared: a Resource
+// per served version, checked and compiled (schema, field manager, CEL
+// rules), never registered. The CRD's uid and generation name the spec
+// they were made from: every spec change bumps the generation before
+// validation, and a create's uid is new; the validation's names are the
+// spec's.
+//
+// Worked example: POST of widgets.example.com (uid u, generation 1)
+// validates and prepares widgets v1 → validated["widgets.example.com"]
+// = {u, 1, [widgets v1]}; the write's reconcile finds the stored CRD at
+// u/1 with its names accepted as asked, and serves those resources
+// (the storage version, converter and strategy set) instead of parsing
+// and compiling the CRD again. Two validations at one uid and
+// generation (a retried or dry-run write, two racing updates) leave
+// resources nil: the feed cannot tell which spec was stored, and builds
+// its own.
+type validatedCRD struct {
+	uid        string
+	generation int64
+	names      schema.Names
+	resources  []*Resource
+}
+
+// maxValidated bounds validatedCRD entries (of writes that validated
+// and then failed) kept at once.
+const maxValidated = 256
+
+// remember records the resources validation prepared for obj from crd.
+func (f *crdFeed) remember(obj Object, crd schema.CRD, resources []*Resource) {
+	if f == nil {
+		return
+	}
+	v := &validatedCRD{uid: obj.UID(), generation: generation(obj), names: crd.Names, resources: resources}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if old := f.validated[obj.Name()]; old != nil && old.uid == v.uid && old.generation == v.generation {
+		old.resources = nil
+		return
+	}
+	if len(f.validated) >= maxValidated {
+		for n := range f.validated {
+			delete(f.validated, n)
+			break
+		}
+	}
+	f.validated[obj.Name()] = v
+}
+
+// prepared takes the resources validation prepared for the CRD name as
+// stored (c), if they were made from its spec and its accepted names
+// (a), and drops what validation left for this or an older generation.
+func (f *crdFeed) prepared(name string, c *crdObject, a schema.Names) []*Resource {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := f.validated[name]
+	if v == nil || v.uid == c.Metadata.UID && v.generation > c.Metadata.Generation {
+		return nil // none, or a write's not yet stored
+	}
+	delete(f.validated, name)
+	n := v.names
+	if v.uid != c.Metadata.UID || v.generation != c.Metadata.Generation || n.Plural != a.Plural || n.Singular != a.Singular ||
+		n.Kind != a.Kind || n.ListKind != a.ListKind || !slices.Equal(n.ShortNames, a.ShortNames) || !slices.Equal(n.Categories, a.Categories) {
+		return nil
+	}
+	return v.resources
 }
 
 // crdServed is what the feed knows of one CRD.
@@ -95,7 +167,8 @@ type crdServed struct {
 func (r *Registry) startCRDs(res *Resource) {
 	ctx, stop := context.WithCancel(context.Background())
 	f := &crdFeed{r: r, res: res, stop: stop, retry: make(chan string, 16), synced: make(chan struct{}),
-		changed: make(chan struct{}), crds: map[string]*crdServed{}, groups: map[string]map[string]*crdServed{}, turn: make(chan struct{}, 1)}
+		changed: make(chan struct{}), crds: map[string]*crdServed{}, groups: map[string]map[string]*crdServed{}, turn: make(chan struct{}, 1),
+		validated: map[string]*validatedCRD{}}
 	r.crds = f
 	f.done.Add(1)
 	go func() {
@@ -494,18 +567,23 @@ func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
 	if same {
 		return
 	}
-	crd, err := schema.ParseCRD(value)
-	if err != nil {
-		f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
-		f.unserve(name)
-		return
-	}
 	a := c.Status.AcceptedNames
-	crd.Names = schema.Names{Plural: a.Plural, Singular: a.Singular, Kind: a.Kind, ListKind: a.ListKind, ShortNames: a.ShortNames, Categories: a.Categories}
-	if crd.Names.Singular == "" {
-		crd.Names.Singular = toLower(a.Kind)
+	accepted := schema.Names{Plural: a.Plural, Singular: a.Singular, Kind: a.Kind, ListKind: a.ListKind, ShortNames: a.ShortNames, Categories: a.Categories}
+	if accepted.Singular == "" {
+		accepted.Singular = toLower(a.Kind)
 	}
-	resources := FromCRD(crd)
+	resources := f.prepared(name, c, accepted)
+	compiled := resources != nil
+	if !compiled {
+		crd, err := schema.ParseCRD(value)
+		if err != nil {
+			f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
+			f.unserve(name)
+			return
+		}
+		crd.Names = accepted
+		resources = FromCRD(crd)
+	}
 	convert, err := f.converter(c)
 	if err != nil {
 		f.r.log.Error("the CRD feed cannot serve a CRD: its conversion webhook", "name", name, "err", err)
@@ -527,7 +605,9 @@ func (f *crdFeed) serve(name string, c *crdObject, value []byte) {
 			}
 			return nil
 		}
-		if err := f.r.prepare(res); err != nil {
+		if compiled {
+			f.r.prepareConversion(res)
+		} else if err := f.r.prepare(res); err != nil {
 			f.r.log.Error("the CRD feed cannot serve a CRD", "name", name, "err", err)
 			return
 		}

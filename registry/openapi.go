@@ -21,7 +21,8 @@ import (
 // serveOpenAPI serves /openapi/v3 and /openapi/v3/{api/v1,apis/G/V},
 // from the documents cached with the table (restable.go), as
 // kube-openapi's handler3 serves them: uncompressed, with an ETag and
-// Last-Modified (http.ServeContent: 304 to a matching If-None-Match).
+// Last-Modified (as http.ServeContent answers: 304 to a matching
+// If-None-Match; serveContent).
 // A group version's document asked for with the hash of the index's URL
 // is immutable (Cache-Control: public, immutable); with an older hash, it
 // is a 301 to the current URL.
@@ -38,7 +39,7 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 		d := t.openAPIIndex(r.opts.Now())
 		w.Header().Set("Etag", d.etag)
 		w.Header().Set("Content-Type", "application/json")
-		http.ServeContent(w, req, "/openapi/v3", d.modified, bytes.NewReader(d.raw))
+		serveContent(w, req, "/openapi/v3", d.modified, d.raw)
 		return
 	}
 	group, version := "", ""
@@ -67,7 +68,35 @@ func (r *Registry) serveOpenAPI(w http.ResponseWriter, req *http.Request, path s
 		h.Set("Cache-Control", "public, immutable")
 		h.Set("Expires", r.opts.Now().AddDate(1, 0, 0).Format(time.RFC1123))
 	}
-	http.ServeContent(w, req, "", gv.v3Modified, bytes.NewReader(doc))
+	serveContent(w, req, "", gv.v3Modified, doc)
+}
+
+// serveContent answers as http.ServeContent does (kube-openapi's
+// handler3 serves its documents with it), writing body in one Write
+// when the request is a plain GET or HEAD: no Range and no conditional
+// header, so the answer is 200 with the whole body. ServeContent copies
+// a body through io.CopyN, 32 KiB at a time, so a 230 KiB index is
+// eight writes to the socket; one Write of the ready bytes is one (the
+// headers are the same: Accept-Ranges, Last-Modified, Content-Length).
+// Any other request goes to ServeContent, which decides ranges,
+// If-None-Match, If-Modified-Since and the rest.
+func serveContent(w http.ResponseWriter, req *http.Request, name string, modified time.Time, body []byte) {
+	h := req.Header
+	if h.Get("Range") != "" || h.Get("If-Match") != "" || h.Get("If-None-Match") != "" || h.Get("If-Modified-Since") != "" ||
+		h.Get("If-Unmodified-Since") != "" || h.Get("If-Range") != "" || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
+		http.ServeContent(w, req, name, modified, bytes.NewReader(body))
+		return
+	}
+	out := w.Header()
+	if !modified.IsZero() && !modified.Equal(time.Unix(0, 0)) {
+		out.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	}
+	out.Set("Accept-Ranges", "bytes")
+	out.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if req.Method != http.MethodHead {
+		w.Write(body)
+	}
 }
 
 // OpenAPIDefinitions are a resource's schema as OpenAPI v3 definitions,

@@ -274,11 +274,7 @@ func (r *Registry) prepare(res *Resource) error {
 		return err
 	}
 	res.merge = mergeSchema(res.Schema)
-	if res.converts() {
-		res.convertID = convertIDs.Add(1)
-		group, plural := res.Group, res.Plural
-		res.version = func(v string) *Resource { return r.resource(group, v, plural) }
-	}
+	r.prepareConversion(res)
 	fm, err := patch.NewFieldManager(res.merge, res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields(),
 		// A built-in kind's creates start from its Go type's zero value.
 		Typed: !res.Custom && res.Schema != nil, Zero: res.TypedZero})
@@ -299,6 +295,18 @@ func (r *Registry) prepare(res *Resource) error {
 		res.rules = rules
 	}
 	return nil
+}
+
+// prepareConversion numbers a converting resource's converted states and
+// lets it find its other versions; the part of prepare that depends on
+// StorageVersion alone (the CRD feed sets it on resources a CRD's
+// validation prepared).
+func (r *Registry) prepareConversion(res *Resource) {
+	if res.converts() {
+		res.convertID = convertIDs.Add(1)
+		group, plural := res.Group, res.Plural
+		res.version = func(v string) *Resource { return r.resource(group, v, plural) }
+	}
 }
 
 func (r *Registry) resource(group, version, plural string) *Resource {
