@@ -54,22 +54,6 @@ func Append(dst []byte, v any) ([]byte, error) {
 	return out, nil
 }
 
-// Encoded is a value's JSON text as Marshal writes it (compact, keys
-// sorted, HTML-escaped): Marshal and Append write it as it is, a value
-// encoded once for several encodings of the objects it is in
-// (encoding/json compacts it: the same bytes). Empty, it is null.
-//
-//	Marshal(map[string]any{"f": Encoded(`{"a":{}}`)}) → {"f":{"a":{}}}
-type Encoded []byte
-
-// MarshalJSON returns e (null when empty).
-func (e Encoded) MarshalJSON() ([]byte, error) {
-	if len(e) == 0 {
-		return []byte("null"), nil
-	}
-	return e, nil
-}
-
 // encoders keeps encoders, whose buffers are reused by later calls.
 var encoders = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 4096)} }}
 
@@ -110,12 +94,6 @@ func (e *encoder) value(v any, depth int) error {
 		e.buf = appendString(e.buf, v)
 	case map[string]any:
 		return e.object(v, depth)
-	case Encoded:
-		if len(v) == 0 {
-			e.buf = append(e.buf, "null"...)
-			return nil
-		}
-		e.buf = append(e.buf, v...)
 	case []any:
 		return e.array(v, depth)
 	case bool:

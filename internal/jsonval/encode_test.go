@@ -30,30 +30,6 @@ func sameAsStd(t *testing.T, v any) {
 	}
 }
 
-// An Encoded value is written as the value it was encoded from, by
-// Marshal and Append and by encoding/json.
-func TestEncodedAsItsValue(t *testing.T) {
-	for _, v := range []any{
-		map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}, `k:{"name":"<a&b>"}`: map[string]any{".": map[string]any{}}}},
-		manyKeys(20), []any{"\u2028\xff", 1.5, nil}, "s", nil,
-	} {
-		enc, err := jsonval.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := jsonval.Marshal(map[string]any{"x": v, "l": []any{v}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := map[string]any{"x": jsonval.Encoded(enc), "l": []any{jsonval.Encoded(enc)}}
-		if got, err := jsonval.Marshal(in); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("Marshal(%s) = %s, %v; want %s", enc, got, err, want)
-		}
-		sameAsStd(t, in)
-	}
-	sameAsStd(t, map[string]any{"empty": jsonval.Encoded(nil)})
-}
-
 // manyKeys is a map of n keys of different lengths and cases, with a
 // single-key map and an empty one among its values.
 func manyKeys(n int) map[string]any {
