@@ -83,9 +83,8 @@ func TestCreateResponseAsStored(t *testing.T) {
 				t.Errorf("no managedFields stored: the case does not test their encoding")
 			}
 			// The stored bytes are the stored object's encoding, its
-			// fieldsV1 tries included (encoded once: encodeFieldsV1);
-			// invalid UTF-8 reads back as a valid U+FFFD, which encodes
-			// as itself.
+			// fieldsV1 tries included; invalid UTF-8 reads back as a
+			// valid U+FFFD, which encodes as itself.
 			if again, err := jsonobj.Encode(stored); tt.seeded && (err != nil || !bytes.Equal(again, o.Value)) {
 				t.Errorf("stored:\n%s\nits object encodes as\n%s (%v)", o.Value, again, err)
 			}
@@ -94,7 +93,7 @@ func TestCreateResponseAsStored(t *testing.T) {
 			// Memo before any read) exactly when its strings are valid.
 			obj := Object(deepCopy(tt.obj).(map[string]any))
 			obj.Meta()["name"] = name + "-direct"
-			out, written, err := reg.createWritten(context.Background(), cms, "default", obj, writeOptions{manager: "m", fromProtobuf: true})
+			out, written, err := reg.createWritten(context.Background(), cms, "default", obj, writeOptions{manager: "m"})
 			if err != nil || (written != nil) != tt.seeded {
 				t.Fatalf("createWritten: %v, written %v", err, written)
 			}
