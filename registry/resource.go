@@ -137,9 +137,10 @@ type Resource struct {
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
-	// defaults is set by Register when the schema has defaults to fill
-	// in on reads and writes.
-	defaults bool
+	// defaults, set by Register, is the schema cut down to the paths of
+	// its defaults (defaultsOnly), which fills them in on reads and
+	// writes; nil when it has none.
+	defaults *schema.Schema
 	merge    *schema.Schema // Schema with ObjectMeta's, for merging; set by Register
 	// retired is made by Register and closed when the resource stops
 	// being served (Replace, Unregister): its open watches then end.

@@ -39,15 +39,15 @@ var sharedSchemas = struct {
 // walking all of it: found once per schema while it lives (schemaFactsOf)
 // rather than once per Registry.
 type schemaFacts struct {
-	defaults  bool     // hasDefaults
-	rulePaths []string // the schema's CEL rules' paths; never modified
+	defaults  *schema.Schema // defaultsOnly; never modified
+	rulePaths []string       // the schema's CEL rules' paths; never modified
 }
 
 var schemaFactsOf weakmemo.Memo[schema.Schema, schemaFacts]
 
 func factsOf(s *schema.Schema) schemaFacts {
 	f, _ := schemaFactsOf.Get(s, func(s *schema.Schema) (schemaFacts, error) {
-		return schemaFacts{defaults: hasDefaults(s), rulePaths: s.RulePaths()}, nil
+		return schemaFacts{defaults: defaultsOnly(s), rulePaths: s.RulePaths()}, nil
 	})
 	return f
 }

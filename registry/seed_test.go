@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/admission"
+	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 	"github.com/kapi-dev/kapi/registry/internal/negotiate"
 	"github.com/kapi-dev/kapi/storage"
 	"github.com/kapi-dev/kapi/storage/memory"
@@ -37,7 +38,7 @@ func TestCreateResponseAsStored(t *testing.T) {
 	}{
 		{"plain", map[string]any{"metadata": map[string]any{"name": "a", "labels": map[string]any{"app": "web"}}, "data": map[string]any{"k": "v"}}, true},
 		{"managedFields and binary data", map[string]any{"metadata": map[string]any{"name": "b", "annotations": map[string]any{"x": "<&>"}},
-			"data": map[string]any{"k": "v\u2028"}, "binaryData": map[string]any{"b": "AAEC"}}, true},
+			"data": map[string]any{"k": "v\u2028", "k<&>\u2029": "w"}, "binaryData": map[string]any{"b": "AAEC"}}, true},
 		{"invalid UTF-8", map[string]any{"metadata": map[string]any{"name": "c"}, "data": map[string]any{"k": "v\xff"}}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,6 +81,12 @@ func TestCreateResponseAsStored(t *testing.T) {
 			}
 			if _, ok := stored.Meta()["managedFields"]; !ok {
 				t.Errorf("no managedFields stored: the case does not test their encoding")
+			}
+			// The stored bytes are the stored object's encoding, its
+			// fieldsV1 tries included; invalid UTF-8 reads back as a
+			// valid U+FFFD, which encodes as itself.
+			if again, err := jsonobj.Encode(stored); tt.seeded && (err != nil || !bytes.Equal(again, o.Value)) {
+				t.Errorf("stored:\n%s\nits object encodes as\n%s (%v)", o.Value, again, err)
 			}
 
 			// The same object created through the pipeline: seeded (in the

@@ -152,12 +152,27 @@ func (e *encoder) object(m map[string]any, depth int) error {
 	if depth >= maxDepth {
 		return errTooDeep
 	}
+	switch len(m) {
+	case 0: // a fieldsV1 trie's leaves, empty labels: nothing to sort
+		e.buf = append(e.buf, "{}"...)
+		return nil
+	case 1: // most of a fieldsV1 trie's nodes, a selector's matchLabels
+		for k, v := range m {
+			e.buf = appendString(append(e.buf, '{'), k)
+			e.buf = append(e.buf, ':')
+			if err := e.value(v, depth+1); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, '}')
+		return nil
+	}
 	// The members go on a shared stack: a nested map's above ours.
 	base := len(e.members)
 	for k, v := range m {
 		e.members = append(e.members, member{k, v})
 	}
-	slices.SortFunc(e.members[base:], func(a, b member) int { return strings.Compare(a.key, b.key) })
+	sortMembers(e.members[base:])
 	e.buf = append(e.buf, '{')
 	for i := base; i < base+len(m); i++ {
 		mb := e.members[i] // e.members may have grown (and moved) under a nested map
@@ -173,6 +188,21 @@ func (e *encoder) object(m map[string]any, depth int) error {
 	e.buf = append(e.buf, '}')
 	e.members = e.members[:base] // cleared by put, not here: clearing pointers costs write barriers
 	return nil
+}
+
+// sortMembers sorts ms by key (byte order, as encoding/json sorts a map's
+// keys; keys are distinct): by insertion for the few members most maps
+// have, without the generic sort's calls through a comparison function.
+func sortMembers(ms []member) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].key < ms[j-1].key; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
 }
 
 func (e *encoder) array(l []any, depth int) error {

@@ -30,6 +30,17 @@ func sameAsStd(t *testing.T, v any) {
 	}
 }
 
+// manyKeys is a map of n keys of different lengths and cases, with a
+// single-key map and an empty one among its values.
+func manyKeys(n int) map[string]any {
+	m := map[string]any{}
+	for i := range n {
+		m[strings.Repeat(string(rune('z'-i%26)), 1+i%3)+strings.ToUpper(string(rune('a'+i%26)))] = map[string]any{"only": i}
+	}
+	m["empty"] = map[string]any{}
+	return m
+}
+
 type marshaler struct{}
 
 func (marshaler) MarshalJSON() ([]byte, error) { return []byte(` { "b" : "<x>" , "a":1 } `), nil }
@@ -50,6 +61,8 @@ func TestMarshalSameAsEncodingJSON(t *testing.T) {
 		{"nil slice", []any(nil)},
 		{"empty", map[string]any{"m": map[string]any{}, "l": []any{}}},
 		{"sorted keys", map[string]any{"b": 1, "a": 2, "B": 3, "aa": 4, "": 5, "é": 6, "<": 7}},
+		{"one key each", map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:containers": map[string]any{`k:{"name":"<a>"}`: map[string]any{}}}}}},
+		{"many keys", manyKeys(40)}, // beyond sortMembers' insertion sort
 		{"escapes", map[string]any{"s": "a\"b\\c\b\f\n\r\t\x00\x1f\x7f<>&'\u2028\u2029é😀", "bad utf-8": "a\xffb\xc3", "\xfe<key>": true}},
 		{"integers", []any{int64(math.MinInt64), int64(math.MaxInt64), 0, int8(-8), int16(16), int32(-32), uint(1), uint8(8), uint16(16), uint32(32), uint64(math.MaxUint64)}},
 		{"floats", []any{0.0, math.Copysign(0, -1), 1.5, 1e20, 1e21, 123456789e13, 1e-6, 1e-7, 9.999e-7, 5e-324, math.MaxFloat64, -1e-9, 1e100, float32(1e20), float32(1e21), float32(1e-7), float32(3.4e38), float32(0.1)}},
@@ -98,25 +111,35 @@ func FuzzMarshal(f *testing.F) {
 	})
 }
 
+// BenchmarkMarshal encodes a custom resource and a Deployment as kapi
+// stores them (the Deployment with the managedFields of its create):
+//
+//	go test -run '^$' -bench BenchmarkMarshal -benchmem ./internal/jsonval/
 func BenchmarkMarshal(b *testing.B) {
-	var v map[string]any
 	widget := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w-000001","namespace":"ns-1","uid":"00000000-0000-4000-8000-000000000001","creationTimestamp":"2026-01-01T00:00:00Z","labels":{"app":"bench","shard":"s01"},"annotations":{"example.com/owner":"team-w-000001"}},"spec":{"color":"blue","replicas":3,"counter":0,"sentAt":0,"description":"` +
 		strings.Repeat("0123456789abcdef", 93) + `","ports":[{"name":"http","port":80,"protocol":"TCP"},{"name":"https","port":443,"protocol":"TCP"}]},"status":{"readyReplicas":3}}`
-	if err := json.Unmarshal([]byte(widget), &v); err != nil {
-		b.Fatal(err)
-	}
-	v = jsonval.Convert(v, jsonval.Number).(map[string]any)
-	for _, tc := range []struct {
-		name string
-		f    func(any) ([]byte, error)
-	}{{"encoding-json", json.Marshal}, {"jsonval", jsonval.Marshal}} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := tc.f(v); err != nil {
-					b.Fatal(err)
+	for _, obj := range []struct{ name, json string }{{"widget", widget}, {"deployment", storedDeployment}} {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(obj.json), &v); err != nil {
+			b.Fatal(err)
+		}
+		v = jsonval.Convert(v, jsonval.Number).(map[string]any)
+		for _, tc := range []struct {
+			name string
+			f    func(any) ([]byte, error)
+		}{{"encoding-json", json.Marshal}, {"jsonval", jsonval.Marshal}} {
+			b.Run(obj.name+"/"+tc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := tc.f(v); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
+
+// storedDeployment is a Deployment as `kubectl create deployment` makes
+// it, stored by kapi.
+const storedDeployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"creationTimestamp":"2026-11-26T15:16:48Z","generation":1,"managedFields":[{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:progressDeadlineSeconds":{},"f:replicas":{},"f:revisionHistoryLimit":{},"f:selector":{},"f:strategy":{"f:rollingUpdate":{".":{},"f:maxSurge":{},"f:maxUnavailable":{}},"f:type":{}},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{}}}}},"manager":"kubectl-create","operation":"Update","time":"2026-11-26T15:16:48Z"}],"name":"web","namespace":"default","uid":"632b9d8f-e2e0-498d-bce3-fb05f2d5d0e2"},"spec":{"progressDeadlineSeconds":600,"replicas":1,"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"web"}},"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.27","imagePullPolicy":"IfNotPresent","name":"app","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}},"status":{}}`
