@@ -269,8 +269,8 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 
 // track records a create (old nil) or update of obj by manager in its
 // managedFields, as kube's field manager does for every write.
-func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (Object, error) {
-	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now()})
+func (r *Registry) track(ctx context.Context, res *Resource, old, obj Object, manager, sub string) (Object, error) {
+	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now(), Convert: r.converter(ctx, res)})
 	if err != nil {
 		// As kube: tracking never fails a write. The object keeps the
 		// managedFields it had.
@@ -280,6 +280,55 @@ func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (O
 		}
 	}
 	return res.ownGroupManagers(Object(out)), nil
+}
+
+// converter is the field manager's conversion for a write to res
+// (patch.ConvertFunc): an object at res's version converted to another
+// version of res's group and plural, as the versions' reads convert it
+// (convert.go: res's Convert, or the other version's when only it
+// converts, or None), with that version's field manager. kube's field
+// manager converts the same way, through its scheme for a built-in kind
+// and the CRD's conversion (a webhook's included) for a custom resource,
+// so that a managedFields entry of another version is compared there:
+//
+//	HPA at autoscaling/v2 by "a" {spec: {metrics, …}}; a PUT at autoscaling/v1
+//	  → a's entry is compared at v2 (the v1 object converted), not at v1
+//
+// A version res's group and plural do not serve is missing (its managers
+// are dropped, as kube drops those its scheme does not know) for a
+// built-in kind and an error for a custom resource (kube's CR converter:
+// "request to convert CR to an invalid group/version"). Another group's
+// version is missing too: kube's scheme converts within a group (see
+// ownGroupManagers).
+func (r *Registry) converter(ctx context.Context, res *Resource) patch.ConvertFunc {
+	return func(obj map[string]any, apiVersion string) (map[string]any, *patch.FieldManager, error) {
+		group, version, ok := strings.Cut(apiVersion, "/")
+		if !ok {
+			group, version = "", apiVersion
+		}
+		var to *Resource
+		if group == res.Group {
+			to = r.resource(group, version, res.Plural)
+		}
+		if to == nil || to.Kind != res.Kind || to.manager == nil {
+			if res.Custom && group == res.Group {
+				return nil, nil, fmt.Errorf("request to convert CR to an invalid group/version: %s", apiVersion)
+			}
+			return nil, nil, fmt.Errorf("%w: %s", patch.ErrMissingVersion, apiVersion)
+		}
+		by := res
+		if !res.converts() && to.converts() {
+			by = to
+		}
+		out, err := by.convert(ctx, []Object{Object(obj)}, apiVersion)
+		if err != nil {
+			return nil, nil, err
+		}
+		if to.Custom && to.Schema != nil {
+			to.Schema.Prune(map[string]any(out[0])) // as a read at that version
+		}
+		return out[0], to.manager, nil
+	}
 }
 
 // ownGroupManagers is obj without the managedFields entries of another
@@ -331,7 +380,7 @@ func sameGroup(res *Resource, apiVersion any) bool {
 // is merged into the object by the resource's field manager, which
 // creates the object when it does not exist yet.
 func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub string, config Object, o writeOptions, force bool) (out storage.Object, created bool, err error) {
-	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: sub, Now: r.opts.Now()}
+	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: sub, Now: r.opts.Now(), Convert: r.converter(ctx, res)}
 	o.applied = true // the field manager tracks the write
 	n := normalisation{ns: ns, name: name, o: writeOptions{fieldValidation: fieldIgnore}}
 	w := &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
