@@ -179,7 +179,7 @@ func (m *FieldManager) Apply(live, config map[string]any, opts ApplyOptions) (ma
 		return nil, &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to create typed patch object (%s): %v", m.describe(config), err)}
 	}
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
-	if opts.Convert != nil {
+	if opts.Convert != nil && mg.otherVersion(m.apiVersion) {
 		r.conv = &versions{convert: opts.Convert, sub: opts.Subresource}
 	}
 	obj, mg, err := r.applyUpgrading(liveTV, cfgTV, mg, opts.Manager, opts.Force, live)
@@ -251,13 +251,14 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 		live = withZero(live, m.zero)
 	}
 	lw := withoutManagedFields(live)
+	convert := opts.Convert != nil && mg.otherVersion(m.apiVersion) // none: compared at m's version alone
 	var liveTV, newTV *typed.TypedValue
 	var cmp func() (*typed.Comparison, error)
 	if c, ok := compareJSON(m.typ.Schema, m.typ.TypeRef, lw, out); ok {
 		// Both valid, compared: smd only reads live's type from here on.
 		liveTV = view(lw, m.typ.Schema, m.typ.TypeRef)
 		cmp = func() (*typed.Comparison, error) { return c, nil }
-		if opts.Convert != nil {
+		if convert {
 			nv, _ := smdView(out)
 			newTV = view(nv, m.typ.Schema, m.typ.TypeRef)
 		}
@@ -283,7 +284,7 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 		cmp = func() (*typed.Comparison, error) { return compare(liveTV, newTV) }
 	}
 	var conv *versions
-	if opts.Convert != nil {
+	if convert {
 		conv = &versions{convert: opts.Convert, sub: opts.Subresource, live: liveTV, obj: newTV}
 	}
 	mg, err := r.update(conv, liveTV, cmp, mg, opts.Manager)

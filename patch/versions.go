@@ -84,6 +84,17 @@ func (vs *versions) at(tv *typed.TypedValue, v fieldpath.APIVersion, own *update
 	return out, fm.updater(vs.sub), false, nil
 }
 
+// otherVersion reports whether a manager of mg is at another version than
+// apiVersion.
+func (mg *managed) otherVersion(apiVersion string) bool {
+	for _, s := range mg.fields {
+		if string(s.APIVersion()) != apiVersion {
+			return true
+		}
+	}
+	return false
+}
+
 // other reports whether a manager of managers, or last, is at a version
 // other than u's, which vs (non-nil) converts for.
 func (vs *versions) other(u *updater, managers fieldpath.ManagedFields, last fieldpath.VersionedSet) bool {

@@ -270,7 +270,7 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 // track records a create (old nil) or update of obj by manager in its
 // managedFields, as kube's field manager does for every write.
 func (r *Registry) track(ctx context.Context, res *Resource, old, obj Object, manager, sub string) (Object, error) {
-	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now(), Convert: r.converter(ctx, res)})
+	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now(), Convert: r.converterFor(ctx, res, old, obj)})
 	if err != nil {
 		// As kube: tracking never fails a write. The object keeps the
 		// managedFields it had.
@@ -280,6 +280,34 @@ func (r *Registry) track(ctx context.Context, res *Resource, old, obj Object, ma
 		}
 	}
 	return res.ownGroupManagers(Object(out)), nil
+}
+
+// converterFor is r.converter(ctx, res) when a managedFields entry of old
+// or obj is at another version than res's, nil otherwise (the field
+// manager then compares at res's version alone, with nothing to
+// convert).
+func (r *Registry) converterFor(ctx context.Context, res *Resource, old, obj Object) patch.ConvertFunc {
+	for _, o := range [2]Object{old, obj} {
+		md, _ := o["metadata"].(map[string]any)
+		entries, _ := md["managedFields"].([]any)
+		for _, e := range entries {
+			m, _ := e.(map[string]any)
+			if av, ok := m["apiVersion"].(string); ok && !res.isGroupVersion(av) {
+				return r.converter(ctx, res)
+			}
+		}
+	}
+	return nil
+}
+
+// isGroupVersion reports whether apiVersion is res.GroupVersion(), without
+// building it.
+func (res *Resource) isGroupVersion(apiVersion string) bool {
+	if res.Group == "" {
+		return apiVersion == res.Version
+	}
+	g, v, ok := strings.Cut(apiVersion, "/")
+	return ok && g == res.Group && v == res.Version
 }
 
 // converter is the field manager's conversion for a write to res
@@ -380,7 +408,7 @@ func sameGroup(res *Resource, apiVersion any) bool {
 // is merged into the object by the resource's field manager, which
 // creates the object when it does not exist yet.
 func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub string, config Object, o writeOptions, force bool) (out storage.Object, created bool, err error) {
-	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: sub, Now: r.opts.Now(), Convert: r.converter(ctx, res)}
+	opts := patch.ApplyOptions{Manager: o.manager, Force: force, Subresource: sub, Now: r.opts.Now()}
 	o.applied = true // the field manager tracks the write
 	n := normalisation{ns: ns, name: name, o: writeOptions{fieldValidation: fieldIgnore}}
 	w := &writeRequest{res: res, op: admission.Update, ns: ns, name: name, sub: sub, o: o, options: "PatchOptions",
@@ -391,6 +419,8 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 				// some (no before-first-apply manager) and dropped them.
 				base = old
 			}
+			opts := opts
+			opts.Convert = r.converterFor(ctx, res, base, nil)
 			merged, err := res.manager.Apply(base, config, opts)
 			if err != nil {
 				return nil, applyStatus(res, name, err)
