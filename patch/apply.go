@@ -147,6 +147,7 @@ func now(t time.Time) *time.Time {
 // Apply merges config, an apply configuration, into live and returns the
 // new object with its managedFields. A nil live is an apply that creates.
 // Neither argument is modified. Errors: *ConflictError (ErrConflict, 409);
+// *ConversionError when opts.Convert fails;
 // *Error with ErrBadPatch (400) for a configuration of another
 // apiVersion/kind or one carrying metadata.managedFields; ErrSchema (500).
 //
@@ -416,6 +417,9 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 		var cs merge.Conflicts
 		if errors.As(err, &cs) {
 			return nil, nil, cs
+		}
+		if cv := (*ConversionError)(nil); errors.As(err, &cv) {
+			return nil, nil, &ConversionError{Msg: err.Error(), Err: cv.Err}
 		}
 		return nil, nil, &Error{Kind: ErrSchema, Msg: err.Error()}
 	}

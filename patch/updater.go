@@ -209,7 +209,7 @@ func (u *updater) apply(conv *versions, live, config *typed.TypedValue, managers
 		merged, err = u.prune(merged, managers, last)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("failed to prune fields: %v", err)
+		return nil, nil, fmt.Errorf("failed to prune fields: %w", err)
 	}
 	cmp := func() (*typed.Comparison, error) { return compare(live, merged) }
 	if conv != nil {

@@ -43,6 +43,20 @@ type ConvertFunc func(obj map[string]any, apiVersion string) (map[string]any, *F
 // the resource does not have.
 var ErrMissingVersion = errors.New("patch: no such version")
 
+// ConversionError is how Apply reports a ConvertFunc's failure (other
+// than ErrMissingVersion): Msg says where it failed, Err is the
+// ConvertFunc's error, for the caller to answer as its own (kube answers
+// a failed conversion webhook with 500).
+type ConversionError struct {
+	Msg string
+	Err error
+}
+
+func (e *ConversionError) Error() string { return e.Msg }
+
+// Unwrap returns the ConvertFunc's error.
+func (e *ConversionError) Unwrap() error { return e.Err }
+
 // versions converts one write's typed objects to other apiVersions with
 // a ConvertFunc. A nil *versions is the identity.
 type versions struct {
@@ -72,7 +86,7 @@ func (vs *versions) at(tv *typed.TypedValue, v fieldpath.APIVersion, own *update
 		return nil, nil, true, nil
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, &ConversionError{Msg: err.Error(), Err: err}
 	}
 	if fm == nil {
 		return nil, nil, false, fmt.Errorf("no field manager for %s", v)
@@ -142,18 +156,18 @@ func (u *updater) compareAt(vs *versions, v fieldpath.APIVersion) (*typed.Compar
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to convert old object: %v", err)
+		return nil, fmt.Errorf("failed to convert old object: %w", err)
 	}
 	obj, _, missing, err := vs.at(vs.obj, v, u)
 	if missing {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to convert new object: %v", err)
+		return nil, fmt.Errorf("failed to convert new object: %w", err)
 	}
 	c, err := old.Compare(obj)
 	if err != nil {
-		return nil, fmt.Errorf("failed to compare objects: %v", err)
+		return nil, fmt.Errorf("failed to compare objects: %w", err)
 	}
 	if ou.filter != nil {
 		c = &typed.Comparison{Removed: ou.filter.Filter(c.Removed), Modified: ou.filter.Filter(c.Modified), Added: ou.filter.Filter(c.Added)}
@@ -172,7 +186,7 @@ func (u *updater) pruneVersions(vs *versions, merged *typed.TypedValue, managers
 		return merged, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to convert merged object to last applied version: %v", err)
+		return nil, fmt.Errorf("failed to convert merged object to last applied version: %w", err)
 	}
 	sc, tr := cm.Schema(), cm.TypeRef()
 	pruned := cm.RemoveItems(last.Set().EnsureNamedFieldsAreMembers(sc, tr))
@@ -193,22 +207,22 @@ func (u *updater) pruneVersions(vs *versions, merged *typed.TypedValue, managers
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("failed to convert merged object at version %v: %v", v, err)
+			return fmt.Errorf("failed to convert merged object at version %v: %w", v, err)
 		}
 		pv, _, missing, err := vs.at(pruned, v, u)
 		if missing {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("failed to convert pruned object at version %v: %v", v, err)
+			return fmt.Errorf("failed to convert pruned object at version %v: %w", v, err)
 		}
 		ms, err := mv.ToFieldSet()
 		if err != nil {
-			return fmt.Errorf("failed to create field set from merged object at version %v: %v", v, err)
+			return fmt.Errorf("failed to create field set from merged object at version %v: %w", v, err)
 		}
 		ps, err := pv.ToFieldSet()
 		if err != nil {
-			return fmt.Errorf("failed to create field set from pruned object at version %v: %v", v, err)
+			return fmt.Errorf("failed to create field set from pruned object at version %v: %w", v, err)
 		}
 		sc, tr := mv.Schema(), mv.TypeRef()
 		m = mv
@@ -217,13 +231,13 @@ func (u *updater) pruneVersions(vs *versions, merged *typed.TypedValue, managers
 	}
 	if managed, ok := byVersion[version]; ok {
 		if err := addBack(version, managed); err != nil {
-			return nil, fmt.Errorf("failed add back owned items: %v", err)
+			return nil, fmt.Errorf("failed add back owned items: %w", err)
 		}
 		delete(byVersion, version)
 	}
 	for v, managed := range byVersion {
 		if err := addBack(v, managed); err != nil {
-			return nil, fmt.Errorf("failed add back owned items: %v", err)
+			return nil, fmt.Errorf("failed add back owned items: %w", err)
 		}
 	}
 
@@ -234,22 +248,25 @@ func (u *updater) pruneVersions(vs *versions, merged *typed.TypedValue, managers
 		pruned = cm
 	} else {
 		if err != nil {
-			return nil, fmt.Errorf("failed add back dangling items: failed to convert pruned object to last applied version: %v", err)
+			return nil, fmt.Errorf("failed add back dangling items: failed to convert pruned object to last applied version: %w", err)
 		}
 		ps, err := pl.ToFieldSet()
 		if err != nil {
-			return nil, fmt.Errorf("failed add back dangling items: failed to create field set from pruned object in last applied version: %v", err)
+			return nil, fmt.Errorf("failed add back dangling items: failed to create field set from pruned object in last applied version: %w", err)
 		}
 		ms, err := cm.ToFieldSet()
 		if err != nil {
-			return nil, fmt.Errorf("failed add back dangling items: failed to create field set from merged object in last applied version: %v", err)
+			return nil, fmt.Errorf("failed add back dangling items: failed to create field set from merged object in last applied version: %w", err)
 		}
 		ps, ms = ps.EnsureNamedFieldsAreMembers(sc, tr), ms.EnsureNamedFieldsAreMembers(sc, tr)
 		pruned = cm.RemoveItems(ms.Difference(ps).Intersection(last.Set().EnsureNamedFieldsAreMembers(sc, tr)))
 	}
 	out, _, missing, err := vs.at(pruned, u.version, u)
-	if missing || err != nil {
-		return nil, fmt.Errorf("failed to convert pruned object to %v: %v", u.version, err)
+	if missing {
+		return nil, fmt.Errorf("failed to convert pruned object to %v: no such version", u.version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert pruned object to %v: %w", u.version, err)
 	}
 	return out, nil
 }

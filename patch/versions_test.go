@@ -254,12 +254,15 @@ func TestManagersAtOtherVersionsEdges(t *testing.T) {
 		return nil, nil, errors.New("webhook down")
 	}
 	tests := []struct {
-		name     string
-		apply    bool
-		convert  func(g *gauges) patch.ConvertFunc
-		wantErr  error
-		wantZ    bool // z's entry kept
-		wantKept bool // live's managedFields kept as they were
+		name    string
+		apply   bool
+		convert func(g *gauges) patch.ConvertFunc
+		wantErr error
+		// wantConversionErr: a *patch.ConversionError wrapping the
+		// converter's
+		wantConversionErr bool
+		wantZ             bool // z's entry kept
+		wantKept          bool // live's managedFields kept as they were
 	}{
 		{name: "update: a manager at a missing version is dropped", convert: func(g *gauges) patch.ConvertFunc { return g.convert }},
 		{name: "apply: a manager at a missing version is dropped", apply: true, convert: func(g *gauges) patch.ConvertFunc { return g.convert }},
@@ -267,7 +270,7 @@ func TestManagersAtOtherVersionsEdges(t *testing.T) {
 		{name: "update: a failed conversion keeps live's managedFields", convert: func(*gauges) patch.ConvertFunc { return broken },
 			wantErr: patch.ErrSchema, wantZ: true, wantKept: true},
 		{name: "apply: a failed conversion fails the apply", apply: true, convert: func(*gauges) patch.ConvertFunc { return broken },
-			wantErr: patch.ErrSchema},
+			wantConversionErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,7 +284,13 @@ func TestManagersAtOtherVersionsEdges(t *testing.T) {
 			} else {
 				out, err = g.v1.Update(live, obj(t, v1Next), patch.UpdateOptions{Manager: "b", Now: t0, Convert: tt.convert(g)})
 			}
-			if !errors.Is(err, tt.wantErr) {
+			var cv *patch.ConversionError
+			switch {
+			case tt.wantConversionErr:
+				if !errors.As(err, &cv) || cv.Err.Error() != "webhook down" {
+					t.Fatalf("got error %v; want a *patch.ConversionError of the converter's", err)
+				}
+			case !errors.Is(err, tt.wantErr):
 				t.Fatalf("got error %v; want %v", err, tt.wantErr)
 			}
 			if tt.apply && err != nil {

@@ -454,6 +454,9 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 // applyStatus maps a field manager error: conflicts are 409 with one cause
 // per field, as kube answers.
 func applyStatus(res *Resource, name string, err error) error {
+	if cv := (*patch.ConversionError)(nil); errors.As(err, &cv) {
+		return cv.Err // the conversion's own answer (a failed webhook: 500)
+	}
 	var ce *patch.ConflictError
 	if !errors.As(err, &ce) {
 		return patchStatus(err)
