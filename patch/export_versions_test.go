@@ -40,7 +40,7 @@ func WithSMD(m *FieldManager, live, obj map[string]any, apply, force bool, manag
 		return c
 	}
 	conv := &versions{convert: convert}
-	up := &merge.Updater{Converter: smdConverter{convert}}
+	up := (&merge.UpdaterBuilder{Converter: smdConverter{convert}}).BuildUpdater()
 	var kt, st *typed.TypedValue
 	var kf, sf fieldpath.ManagedFields
 	var ke, se error

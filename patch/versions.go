@@ -26,7 +26,11 @@ import (
 // every version is read as the field manager's own (the identity
 // conversion). With one, only managers at another version cost a
 // conversion: a write whose managers are all at its own version never
-// calls it.
+// calls it. Per other version, a write converts live twice (to reconcile
+// and to compare) and the new object once, and an apply by a manager
+// whose last apply was at another version converts again to prune, as
+// structured-merge-diff does: with a CRD's conversion webhook, that many
+// webhook calls, as kube makes.
 
 // ConvertFunc converts obj, an object of the field manager's resource in
 // JSON form (numbers json.Number; the function may modify it, it is a
@@ -69,13 +73,15 @@ type versions struct {
 // at converts tv to version v, returning it typed in v's schema with v's
 // updater for the write's subresource; missing reports ErrMissingVersion.
 // An object already at v (its apiVersion says so) is returned as it is,
-// as kube's converter does.
+// as kube's converter does (no webhook call), with u only for u's own
+// version (nil otherwise: callers that need it convert from another).
 func (vs *versions) at(tv *typed.TypedValue, v fieldpath.APIVersion, own *updater) (out *typed.TypedValue, u *updater, missing bool, err error) {
 	m, _ := tv.AsValue().Unstructured().(map[string]any)
 	if av, _ := m["apiVersion"].(string); av == string(v) {
 		if v == own.version {
 			return tv, own, false, nil
 		}
+		return tv, nil, false, nil
 	}
 	in, _ := fromSMD(toSMD(m)).(map[string]any)
 	if in == nil {
@@ -169,7 +175,7 @@ func (u *updater) compareAt(vs *versions, v fieldpath.APIVersion) (*typed.Compar
 	if err != nil {
 		return nil, fmt.Errorf("failed to compare objects: %w", err)
 	}
-	if ou.filter != nil {
+	if ou != nil && ou.filter != nil {
 		c = &typed.Comparison{Removed: ou.filter.Filter(c.Removed), Modified: ou.filter.Filter(c.Modified), Added: ou.filter.Filter(c.Added)}
 	}
 	return c, nil
