@@ -34,7 +34,7 @@ type gauges struct {
 	calls  int // conversions
 }
 
-func newGauges(t *testing.T) *gauges {
+func newGauges(t testing.TB) *gauges {
 	t.Helper()
 	g := &gauges{}
 	for _, v := range []struct {
@@ -53,7 +53,7 @@ func newGauges(t *testing.T) *gauges {
 	return g
 }
 
-func mustYAMLJSON(t *testing.T, s string) string {
+func mustYAMLJSON(t testing.TB, s string) string {
 	t.Helper()
 	var m map[string]any
 	decodeJSONForm(t, []byte(s), &m)
@@ -124,7 +124,7 @@ func (g *gauges) convert(obj map[string]any, apiVersion string) (map[string]any,
 }
 
 // at converts o to apiVersion (a copy), as a read at that version would.
-func (g *gauges) at(t *testing.T, o map[string]any, apiVersion string) map[string]any {
+func (g *gauges) at(t testing.TB, o map[string]any, apiVersion string) map[string]any {
 	t.Helper()
 	b, _ := json.Marshal(o)
 	c := obj(t, string(b))
@@ -441,5 +441,33 @@ func TestManagersAtOtherVersionsMatchSMD(t *testing.T) {
 	}
 	if conflicts == 0 || conflicts == steps {
 		t.Errorf("%d of %d steps conflicted: the walk does not test both", conflicts, steps)
+	}
+}
+
+// An update at v1 of a Gauge whose other manager is at v1 (nothing to
+// convert) or at v2 (live converted twice, the new object once).
+func BenchmarkUpdateOtherVersion(b *testing.B) {
+	g := newGauges(b)
+	for _, bc := range []struct{ name, av string }{{"same", "example.com/v1"}, {"other", "example.com/v2"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			fm := g.v1
+			if bc.av == "example.com/v2" {
+				fm = g.v2
+			}
+			live, err := fm.Update(nil, randomGauge(rand.New(rand.NewSource(2)), bc.av), patch.UpdateOptions{Manager: "a", Now: t0})
+			if err != nil {
+				b.Fatal(err)
+			}
+			live = g.at(b, withUID(live), "example.com/v1")
+			next := g.at(b, live, "example.com/v1")
+			next["spec"] = map[string]any{"max": json.Number("7"), "cpu": json.Number("9")}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := g.v1.Update(live, next, patch.UpdateOptions{Manager: "b", Now: t0, Convert: g.convert}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
