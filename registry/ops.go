@@ -455,7 +455,20 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 // per field, as kube answers.
 func applyStatus(res *Resource, name string, err error) error {
 	if cv := (*patch.ConversionError)(nil); errors.As(err, &cv) {
-		return cv.Err // the conversion's own answer (a failed webhook: 500)
+		// kube's field manager returns the converter's error as it is,
+		// which kube answers as any error that is no API status: 500 with
+		// its text alone (a failed webhook's "conversion webhook for …
+		// failed: …", which res.convert wraps as an internal error).
+		msg := cv.Err.Error()
+		if se := (*StatusError)(nil); errors.As(cv.Err, &se) {
+			if se.Status.Reason != "InternalError" {
+				return se
+			}
+			if d := se.Status.Details; d != nil && len(d.Causes) == 1 {
+				msg = d.Causes[0].Message
+			}
+		}
+		return newStatus(http.StatusInternalServerError, "", msg, nil)
 	}
 	var ce *patch.ConflictError
 	if !errors.As(err, &ce) {
