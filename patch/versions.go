@@ -40,7 +40,7 @@ import (
 // IsMissingVersionError: not registered, or no type for it): the
 // managers at that version are dropped, as kube drops them. Any other
 // error fails the write's tracking (Update keeps live's managedFields,
-// Apply answers ErrSchema), as kube's does.
+// Apply answers a *ConversionError), as kube's does.
 type ConvertFunc func(obj map[string]any, apiVersion string) (map[string]any, *FieldManager, error)
 
 // ErrMissingVersion is the class of a ConvertFunc's error for a version
@@ -65,7 +65,7 @@ func (e *ConversionError) Unwrap() error { return e.Err }
 // a ConvertFunc. A nil *versions is the identity.
 type versions struct {
 	convert ConvertFunc
-	sub     string // the write's subresource: the reset fields of each version's
+	sub     string // the write's subresource, whose reset fields each version's updater has
 	// live and obj are the write's old and new objects, for diff.
 	live, obj *typed.TypedValue
 }
