@@ -119,6 +119,12 @@ type ApplyOptions struct {
 	Force       bool
 	Subresource string    // "" or e.g. "status"
 	Now         time.Time // zero: time.Now()
+	// Convert converts the object to the apiVersions of managers at
+	// another version than the field manager's, so that their fields are
+	// compared (conflicts, pruning, what they lose) in their own version,
+	// as kube does (versions.go). Nil: every version is read as the
+	// field manager's own.
+	Convert ConvertFunc
 }
 
 // UpdateOptions are the parameters of one create, update or non-apply
@@ -127,6 +133,7 @@ type UpdateOptions struct {
 	Manager     string // fieldManager, or the registry's user-agent default; "" is "unknown"
 	Subresource string
 	Now         time.Time
+	Convert     ConvertFunc // as ApplyOptions.Convert
 }
 
 func now(t time.Time) *time.Time {
@@ -140,6 +147,7 @@ func now(t time.Time) *time.Time {
 // Apply merges config, an apply configuration, into live and returns the
 // new object with its managedFields. A nil live is an apply that creates.
 // Neither argument is modified. Errors: *ConflictError (ErrConflict, 409);
+// *ConversionError when opts.Convert fails;
 // *Error with ErrBadPatch (400) for a configuration of another
 // apiVersion/kind or one carrying metadata.managedFields; ErrSchema (500).
 //
@@ -172,6 +180,9 @@ func (m *FieldManager) Apply(live, config map[string]any, opts ApplyOptions) (ma
 		return nil, &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to create typed patch object (%s): %v", m.describe(config), err)}
 	}
 	r := &request{m: m, u: m.updater(opts.Subresource), now: now(opts.Now), sub: opts.Subresource}
+	if opts.Convert != nil && mg.otherVersion(m.apiVersion) {
+		r.conv = &versions{convert: opts.Convert, sub: opts.Subresource}
+	}
 	obj, mg, err := r.applyUpgrading(liveTV, cfgTV, mg, opts.Manager, opts.Force, live)
 	if err != nil {
 		return nil, err
@@ -241,12 +252,17 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 		live = withZero(live, m.zero)
 	}
 	lw := withoutManagedFields(live)
-	var liveTV *typed.TypedValue
+	convert := opts.Convert != nil && mg.otherVersion(m.apiVersion) // none: compared at m's version alone
+	var liveTV, newTV *typed.TypedValue
 	var cmp func() (*typed.Comparison, error)
 	if c, ok := compareJSON(m.typ.Schema, m.typ.TypeRef, lw, out); ok {
 		// Both valid, compared: smd only reads live's type from here on.
 		liveTV = view(lw, m.typ.Schema, m.typ.TypeRef)
 		cmp = func() (*typed.Comparison, error) { return c, nil }
+		if convert {
+			nv, _ := smdView(out)
+			newTV = view(nv, m.typ.Schema, m.typ.TypeRef)
+		}
 	} else {
 		// Both are only read from here on: views, not copies.
 		lv, _ := smdView(lw)
@@ -265,10 +281,14 @@ func (m *FieldManager) update(live, out map[string]any, mg *managed, opts Update
 		if _, err := m.typ.FromUnstructured(diff, typed.AllowDuplicates); err != nil {
 			return &Error{Kind: ErrSchema, Msg: fmt.Sprintf("failed to convert new object (%s) to smd typed: %v", m.describe(out), err)}
 		}
-		newTV := view(newV, m.typ.Schema, m.typ.TypeRef)
+		newTV = view(newV, m.typ.Schema, m.typ.TypeRef)
 		cmp = func() (*typed.Comparison, error) { return compare(liveTV, newTV) }
 	}
-	mg, err := r.update(liveTV, cmp, mg, opts.Manager)
+	var conv *versions
+	if convert {
+		conv = &versions{convert: opts.Convert, sub: opts.Subresource, live: liveTV, obj: newTV}
+	}
+	mg, err := r.update(conv, liveTV, cmp, mg, opts.Manager)
 	if err != nil {
 		return err
 	}
@@ -301,10 +321,11 @@ func (m *FieldManager) decodeLiveOrNew(live, obj map[string]any, subresource boo
 
 // request is one Apply or Update going through kube's chain of managers.
 type request struct {
-	m   *FieldManager
-	u   *updater
-	now *time.Time
-	sub string
+	m    *FieldManager
+	u    *updater
+	now  *time.Time
+	sub  string
+	conv *versions // an apply's converter (ApplyOptions.Convert); nil: none
 }
 
 func (r *request) id(manager, op string) string {
@@ -315,11 +336,12 @@ func (r *request) id(manager, op string) string {
 }
 
 // update records an update of liveTV by manager, cmp comparing liveTV
-// with the new object.
-func (r *request) update(liveTV *typed.TypedValue, cmp func() (*typed.Comparison, error), mg *managed, manager string) (*managed, error) {
+// with the new object; conv (nil: none) converts for managers at other
+// versions.
+func (r *request) update(conv *versions, liveTV *typed.TypedValue, cmp func() (*typed.Comparison, error), mg *managed, manager string) (*managed, error) {
 	const self = "current-operation"
 	id := r.id(manager, OperationUpdate)
-	fields, err := r.u.update(liveTV, cmp, mg.fields, self)
+	fields, err := r.u.update(conv, liveTV, cmp, mg.fields, self)
 	if err != nil {
 		return nil, &Error{Kind: ErrSchema, Msg: "failed to update ManagedFields: " + err.Error()}
 	}
@@ -384,16 +406,20 @@ func (r *request) apply(liveTV, cfgTV *typed.TypedValue, mg *managed, manager st
 			return nil, nil, &Error{Kind: ErrSchema, Msg: "failed to create manager for existing fields: " + err.Error()}
 		}
 		cmp := func() (*typed.Comparison, error) { return compare(emptyTV, liveTV) }
-		if mg, err = r.update(emptyTV, cmp, mg, "before-first-apply"); err != nil {
+		// No managers yet: none at another version.
+		if mg, err = r.update(nil, emptyTV, cmp, mg, "before-first-apply"); err != nil {
 			return nil, nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
 		}
 	}
 	id := r.id(manager, OperationApply)
-	newTV, fields, err := r.u.apply(liveTV, cfgTV, mg.fields, id, force)
+	newTV, fields, err := r.u.apply(r.conv, liveTV, cfgTV, mg.fields, id, force)
 	if err != nil {
 		var cs merge.Conflicts
 		if errors.As(err, &cs) {
 			return nil, nil, cs
+		}
+		if cv := (*ConversionError)(nil); errors.As(err, &cv) {
+			return nil, nil, &ConversionError{Msg: err.Error(), Err: cv.Err}
 		}
 		return nil, nil, &Error{Kind: ErrSchema, Msg: err.Error()}
 	}

@@ -26,4 +26,12 @@
 // sends; Msg keeps json-patch's reason. A server-side
 // apply conflict is a [*ConflictError] (ErrConflict, 409 with one
 // FieldManagerConflict cause per field).
+//
+// managedFields entries keep the apiVersion of the write that made them.
+// With a [ConvertFunc] (UpdateOptions.Convert, ApplyOptions.Convert), the
+// entries of another version are compared, reconciled and pruned in that
+// version, the objects converted there, as kube's field manager does
+// (versions.go); without one, every version is read as the field
+// manager's own. A write whose managers are all at its version converts
+// nothing.
 package patch

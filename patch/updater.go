@@ -32,10 +32,21 @@ func (u *updater) filterFor(v fieldpath.APIVersion) fieldpath.Filter {
 }
 
 // reconcile is reconcileManagedFieldsWithSchemaChanges: it returns a new
-// map, so managers is not modified.
-func (u *updater) reconcile(live *typed.TypedValue, managers fieldpath.ManagedFields) (fieldpath.ManagedFields, error) {
+// map, so managers is not modified. conv converts live for managers at
+// other versions (versions.go; nil: read them at u's).
+func (u *updater) reconcile(conv *versions, live *typed.TypedValue, managers fieldpath.ManagedFields) (fieldpath.ManagedFields, error) {
 	out := make(fieldpath.ManagedFields, len(managers))
 	for id, vs := range managers {
+		if conv != nil && vs.APIVersion() != u.version {
+			vs, drop, err := u.reconcileAt(conv, live, vs)
+			if err != nil {
+				return nil, err
+			}
+			if !drop {
+				out[id] = vs
+			}
+			continue
+		}
 		if fastCompare && u.safe.noop(live.Schema(), live.TypeRef(), vs.Set(), false) {
 			out[id] = vs
 			continue
@@ -55,23 +66,32 @@ func (u *updater) reconcile(live *typed.TypedValue, managers fieldpath.ManagedFi
 // diff is merge.Updater's update: it takes the fields live → obj changed
 // from every manager but workflow (an error with the conflicts unless
 // force). One comparison serves every version; smd compares again per
-// version (with the identity conversion, the same walk).
-func (u *updater) diff(cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, workflow string, force bool) (fieldpath.ManagedFields, *typed.Comparison, error) {
+// version (with the identity conversion, the same walk). conv, when
+// set, compares managers at other versions there (versions.go).
+func (u *updater) diff(conv *versions, cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, workflow string, force bool) (fieldpath.ManagedFields, *typed.Comparison, error) {
 	raw, err := cmp()
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to compare objects: %v", err)
 	}
 	versions := map[fieldpath.APIVersion]*typed.Comparison{}
-	compareAt := func(v fieldpath.APIVersion) *typed.Comparison {
+	compareAt := func(v fieldpath.APIVersion) (*typed.Comparison, error) {
 		if c, ok := versions[v]; ok {
-			return c
+			return c, nil
+		}
+		if conv != nil && v != u.version {
+			c, err := u.compareAt(conv, v)
+			if err != nil {
+				return nil, err
+			}
+			versions[v] = c // nil: a missing version
+			return c, nil
 		}
 		c := raw
 		if f := u.filterFor(v); f != nil {
 			c = &typed.Comparison{Removed: f.Filter(raw.Removed), Modified: f.Filter(raw.Modified), Added: f.Filter(raw.Added)}
 		}
 		versions[v] = c
-		return c
+		return c, nil
 	}
 	changed := map[*typed.Comparison]*fieldpath.Set{}
 	changedSet := func(c *typed.Comparison) *fieldpath.Set {
@@ -82,14 +102,21 @@ func (u *updater) diff(cmp func() (*typed.Comparison, error), managers fieldpath
 		}
 		return s
 	}
-	compare := compareAt(u.version)
+	compare, _ := compareAt(u.version)
 	conflicts := fieldpath.ManagedFields{}
 	removed := fieldpath.ManagedFields{}
 	for id, vs := range managers {
 		if id == workflow {
 			continue
 		}
-		c := compareAt(vs.APIVersion())
+		c, err := compareAt(vs.APIVersion())
+		if err != nil {
+			return nil, nil, err
+		}
+		if c == nil {
+			delete(managers, id) // kube drops a manager at a missing version
+			continue
+		}
 		if set := vs.Set().Intersection(changedSet(c)); !set.Empty() {
 			conflicts[id] = fieldpath.NewVersionedSet(set, vs.APIVersion(), false)
 		}
@@ -114,13 +141,14 @@ func (u *updater) diff(cmp func() (*typed.Comparison, error), managers fieldpath
 	return managers, compare, nil
 }
 
-// update is merge.Updater.Update, cmp comparing live with the new object.
-func (u *updater) update(live *typed.TypedValue, cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, manager string) (fieldpath.ManagedFields, error) {
-	managers, err := u.reconcile(live, managers)
+// update is merge.Updater.Update, cmp comparing live with the new object
+// (conv, when set, has both for managers at other versions).
+func (u *updater) update(conv *versions, live *typed.TypedValue, cmp func() (*typed.Comparison, error), managers fieldpath.ManagedFields, manager string) (fieldpath.ManagedFields, error) {
+	managers, err := u.reconcile(conv, live, managers)
 	if err != nil {
 		return nil, err
 	}
-	managers, compare, err := u.diff(cmp, managers, manager, true)
+	managers, compare, err := u.diff(conv, cmp, managers, manager, true)
 	if err != nil {
 		return nil, err
 	}
@@ -155,9 +183,10 @@ func (u *updater) update(live *typed.TypedValue, cmp func() (*typed.Comparison, 
 }
 
 // apply is merge.Updater.Apply: it returns the merged object, or nil when
-// it equals live.
-func (u *updater) apply(live, config *typed.TypedValue, managers fieldpath.ManagedFields, manager string, force bool) (*typed.TypedValue, fieldpath.ManagedFields, error) {
-	managers, err := u.reconcile(live, managers)
+// it equals live. conv, when set, converts for managers at other
+// versions (versions.go).
+func (u *updater) apply(conv *versions, live, config *typed.TypedValue, managers fieldpath.ManagedFields, manager string, force bool) (*typed.TypedValue, fieldpath.ManagedFields, error) {
+	managers, err := u.reconcile(conv, live, managers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,11 +203,19 @@ func (u *updater) apply(live, config *typed.TypedValue, managers fieldpath.Manag
 		set = u.filter.Filter(set)
 	}
 	managers[manager] = fieldpath.NewVersionedSet(set, u.version, true)
-	if merged, err = u.prune(merged, managers, last); err != nil {
-		return nil, nil, fmt.Errorf("failed to prune fields: %v", err)
+	if last != nil && !last.Set().Empty() && conv.other(u, managers, last) {
+		merged, err = u.pruneVersions(conv, merged, managers, last)
+	} else {
+		merged, err = u.prune(merged, managers, last)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to prune fields: %w", err)
 	}
 	cmp := func() (*typed.Comparison, error) { return compare(live, merged) }
-	if managers, _, err = u.diff(cmp, managers, manager, force); err != nil {
+	if conv != nil {
+		conv.live, conv.obj = live, merged
+	}
+	if managers, _, err = u.diff(conv, cmp, managers, manager, force); err != nil {
 		return nil, nil, err
 	}
 	if value.EqualsUsing(value.NewFreelistAllocator(), live.AsValue(), merged.AsValue()) {

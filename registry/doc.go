@@ -80,4 +80,8 @@
 // conversion_webhook.go), each stored state once per version; with
 // Resource.StorageGroup, the kind shares another group's prefix and
 // storage version too, as kube's events.k8s.io Events are core Events.
+// The field manager compares a managedFields entry of another version of
+// the group in that version, the objects converted the same way
+// (ops.go's converter, patch.ConvertFunc); another group's entries are
+// dropped, as kube drops them.
 package registry

@@ -269,8 +269,8 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 
 // track records a create (old nil) or update of obj by manager in its
 // managedFields, as kube's field manager does for every write.
-func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (Object, error) {
-	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now()})
+func (r *Registry) track(ctx context.Context, res *Resource, old, obj Object, manager, sub string) (Object, error) {
+	out, err := res.manager.Update(old, obj, patch.UpdateOptions{Manager: manager, Subresource: sub, Now: r.opts.Now(), Convert: r.converterFor(ctx, res, old, obj)})
 	if err != nil {
 		// As kube: tracking never fails a write. The object keeps the
 		// managedFields it had.
@@ -280,6 +280,83 @@ func (r *Registry) track(res *Resource, old, obj Object, manager, sub string) (O
 		}
 	}
 	return res.ownGroupManagers(Object(out)), nil
+}
+
+// converterFor is r.converter(ctx, res) when a managedFields entry of old
+// or obj is at another version than res's, nil otherwise (the field
+// manager then compares at res's version alone, with nothing to
+// convert).
+func (r *Registry) converterFor(ctx context.Context, res *Resource, old, obj Object) patch.ConvertFunc {
+	for _, o := range [2]Object{old, obj} {
+		md, _ := o["metadata"].(map[string]any)
+		entries, _ := md["managedFields"].([]any)
+		for _, e := range entries {
+			m, _ := e.(map[string]any)
+			if av, ok := m["apiVersion"].(string); ok && !res.isGroupVersion(av) {
+				return r.converter(ctx, res)
+			}
+		}
+	}
+	return nil
+}
+
+// isGroupVersion reports whether apiVersion is res.GroupVersion(), without
+// building it.
+func (res *Resource) isGroupVersion(apiVersion string) bool {
+	if res.Group == "" {
+		return apiVersion == res.Version
+	}
+	g, v, ok := strings.Cut(apiVersion, "/")
+	return ok && g == res.Group && v == res.Version
+}
+
+// converter is the field manager's conversion for a write to res
+// (patch.ConvertFunc): an object at res's version converted to another
+// version of res's group and plural, as the versions' reads convert it
+// (convert.go: res's Convert, or the other version's when only it
+// converts, or None), with that version's field manager. kube's field
+// manager converts the same way, through its scheme for a built-in kind
+// and the CRD's conversion (a webhook's included) for a custom resource,
+// so that a managedFields entry of another version is compared there:
+//
+//	HPA at autoscaling/v2 by "a" {spec: {metrics, …}}; a PUT at autoscaling/v1
+//	  → a's entry is compared at v2 (the v1 object converted), not at v1
+//
+// A version res's group and plural do not serve is missing (its managers
+// are dropped, as kube drops those its scheme does not know) for a
+// built-in kind and an error for a custom resource (kube's CR converter:
+// "request to convert CR to an invalid group/version"). Another group's
+// version is missing too: kube's scheme converts within a group (see
+// ownGroupManagers).
+func (r *Registry) converter(ctx context.Context, res *Resource) patch.ConvertFunc {
+	return func(obj map[string]any, apiVersion string) (map[string]any, *patch.FieldManager, error) {
+		group, version, ok := strings.Cut(apiVersion, "/")
+		if !ok {
+			group, version = "", apiVersion
+		}
+		var to *Resource
+		if group == res.Group {
+			to = r.resource(group, version, res.Plural)
+		}
+		if to == nil || to.Kind != res.Kind || to.manager == nil {
+			if res.Custom && group == res.Group {
+				return nil, nil, fmt.Errorf("request to convert CR to an invalid group/version: %s", apiVersion)
+			}
+			return nil, nil, fmt.Errorf("%w: %s", patch.ErrMissingVersion, apiVersion)
+		}
+		by := res
+		if !res.converts() && to.converts() {
+			by = to
+		}
+		out, err := by.convert(ctx, []Object{Object(obj)}, apiVersion)
+		if err != nil {
+			return nil, nil, err
+		}
+		if to.Custom && to.Schema != nil {
+			to.Schema.Prune(map[string]any(out[0])) // as a read at that version
+		}
+		return out[0], to.manager, nil
+	}
 }
 
 // ownGroupManagers is obj without the managedFields entries of another
@@ -342,6 +419,8 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 				// some (no before-first-apply manager) and dropped them.
 				base = old
 			}
+			opts := opts
+			opts.Convert = r.converterFor(ctx, res, base, nil)
 			merged, err := res.manager.Apply(base, config, opts)
 			if err != nil {
 				return nil, applyStatus(res, name, err)
@@ -375,6 +454,22 @@ func (r *Registry) apply(ctx context.Context, res *Resource, ns, name, sub strin
 // applyStatus maps a field manager error: conflicts are 409 with one cause
 // per field, as kube answers.
 func applyStatus(res *Resource, name string, err error) error {
+	if cv := (*patch.ConversionError)(nil); errors.As(err, &cv) {
+		// kube's field manager returns the converter's error as it is,
+		// which kube answers as any error that is no API status: 500 with
+		// its text alone (a failed webhook's "conversion webhook for …
+		// failed: …", which res.convert wraps as an internal error).
+		msg := cv.Err.Error()
+		if se := (*StatusError)(nil); errors.As(cv.Err, &se) {
+			if se.Status.Reason != "InternalError" {
+				return se
+			}
+			if d := se.Status.Details; d != nil && len(d.Causes) == 1 {
+				msg = d.Causes[0].Message
+			}
+		}
+		return newStatus(http.StatusInternalServerError, "", msg, nil)
+	}
 	var ce *patch.ConflictError
 	if !errors.As(err, &ce) {
 		return patchStatus(err)

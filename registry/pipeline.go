@@ -357,7 +357,7 @@ func (r *Registry) sentForTracking(a *admission.Attributes, applied bool) Object
 // defaulted.
 func (r *Registry) trackSent(ctx context.Context, res *Resource, old, obj, sent Object, manager, sub string) (Object, error) {
 	if sent == nil {
-		return r.track(res, old, obj, manager, sub)
+		return r.track(ctx, res, old, obj, manager, sub)
 	}
 	switch {
 	case sub == "status" && old != nil:
@@ -380,7 +380,7 @@ func (r *Registry) trackSent(ctx context.Context, res *Resource, old, obj, sent 
 			return nil, err
 		}
 	}
-	tracked, err := r.track(res, old, sent, manager, sub)
+	tracked, err := r.track(ctx, res, old, sent, manager, sub)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func (r *Registry) serveReview(w http.ResponseWriter, rq *routed) error {
 	// of the review's Go type, whose spec (a struct, not a pointer) is
 	// there already: the request does not own spec itself, only what is
 	// in it.
-	if obj, err = r.track(rq.res, Object{"spec": map[string]any{}}, obj, o.manager, ""); err != nil {
+	if obj, err = r.track(rq.Context(), rq.res, Object{"spec": map[string]any{}}, obj, o.manager, ""); err != nil {
 		return err
 	}
 	out, err := rq.res.Review(rq.Context(), obj)
