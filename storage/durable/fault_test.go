@@ -642,3 +642,37 @@ func TestOpenMarkers(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkerBeforeAnswer: a write is answered only once the marker holds
+// its revision (what a crash of the process leaves in the page cache),
+// with writers at once sharing commits: each writer reads the marker
+// as soon as its write returns.
+func TestMarkerBeforeAnswer(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, durable.Options{})
+	const writers, writes = 8, 40
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := range writes {
+				o, err := s.Create(t.Context(), obj(fmt.Sprintf("/k/%d/%d", w, i), "v"))
+				if err == nil {
+					var marked uint64
+					if marked, err = durable.ReadMarker(dir); err == nil && marked < o.Revision {
+						err = fmt.Errorf("write at revision %d answered with the marker at %d", o.Revision, marked)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
