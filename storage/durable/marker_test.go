@@ -145,8 +145,6 @@ func TestMarkerAlternates(t *testing.T) {
 	}
 }
 
-func ptr(s string) *string { return &s }
-
 // FuzzUnpack: any stream given to Restore's unpacking is written out as
 // plain files inside its directory or refused, never a panic or a file
 // outside it, and accepted only with the end entry.
