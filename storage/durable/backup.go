@@ -125,7 +125,8 @@ func (s *Store) BackupFile(ctx context.Context, path string) error {
 	return syncDir(filepath.Dir(path))
 }
 
-// ErrDataExists: Restore was given a data directory that holds a store.
+// ErrDataExists: Restore was given a data directory that holds a store,
+// or Adopt one whose marker is in place.
 var ErrDataExists = errors.New("durable: the data directory already holds a store")
 
 // Restore makes dir (which must not hold a store) a store holding the
