@@ -123,6 +123,15 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// sysAndFaults is the process's system CPU time and minor page faults
+// so far (every thread): how much of start-up is the kernel's, mapping
+// fresh memory for the heap it builds.
+func sysAndFaults() (time.Duration, int64) {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Stime.Nano()), ru.Minflt
+}
+
 var openObjects = flag.String("open.objects", "100000", "BenchmarkOpen's store sizes, comma-separated")
 
 // dirSize is the bytes of the files under dir.
@@ -181,10 +190,15 @@ func BenchmarkOpen(b *testing.B) {
 				var closing time.Duration // CPU time in Close: pebble waits there for its compactions
 				var compactions int64     // pebble's compactions begun before Close
 				fastest := time.Duration(1<<63 - 1)
+				var sys time.Duration // system CPU time in Open
+				var faults int64      // minor page faults in Open
 				for range b.N {
+					sys0, faults0 := sysAndFaults()
 					start := time.Now()
 					s, err := Open(dir, Options{})
 					fastest = min(fastest, time.Since(start))
+					sys1, faults1 := sysAndFaults()
+					sys, faults = sys+sys1-sys0, faults+faults1-faults0
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -201,6 +215,8 @@ func BenchmarkOpen(b *testing.B) {
 				}
 				b.ReportMetric(float64((cpuTime()-cpu-closing).Milliseconds())/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(closing.Milliseconds())/float64(b.N), "close-cpu-ms/op")
+				b.ReportMetric(float64(sys.Milliseconds())/float64(b.N), "sys-cpu-ms/op")
+				b.ReportMetric(float64(faults)/float64(b.N), "faults/op")
 				b.ReportMetric(float64(compactions)/float64(b.N), "compactions/op")
 				b.ReportMetric(float64(fastest.Milliseconds()), "fastest-ms")
 				b.ReportMetric(float64(encoded)/float64(n), "encoded-B/obj")
