@@ -22,8 +22,10 @@ import (
 //	offset 512  slot 1: the same
 //
 // The marker's revision is the larger of the valid slots: a write torn
-// by a power loss spoils one slot at most, and the other holds the
-// revision written before it. For example: slot 0 = 120, slot 1 = 121,
+// by a power loss spoils one slot at most (a disk writes a 512-byte
+// sector whole or not at all, what databases' torn-page checks assume;
+// a slot that is not whole fails its checksum), and the other holds
+// the revision written before it. For example: slot 0 = 120, slot 1 = 121,
 // the write of 122 to slot 0 torn → slot 0 invalid, the marker reads
 // 121 (older: a weaker check, never a false alarm).
 //
