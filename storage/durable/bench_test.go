@@ -159,9 +159,11 @@ func dirSize(b *testing.B, dir string) int64 {
 // cpu-ms/op is the process's CPU time (all threads) during Open, and the
 // background work of the store it opened until its Close (close-cpu-ms/op
 // is Close's, apart: it flushes, and waits for pebble's compactions, of
-// which compactions/op counts those begun before it); fastest-ms the
-// fastest Open of the b.N (on a shared machine, the one least delayed by
-// other processes).
+// which compactions/op counts those begun before it); sys-cpu-ms/op is
+// the kernel's part of Open's CPU time and faults/op its minor page
+// faults (the heap's fresh memory mapped); fastest-ms the fastest Open
+// of the b.N (on a shared machine, the one least delayed by other
+// processes).
 func BenchmarkOpen(b *testing.B) {
 	var sizes []int
 	for _, f := range strings.Split(*openObjects, ",") {
