@@ -59,14 +59,15 @@
 //     store is reopened, as memory and disk may then disagree. (A full
 //     disk met first by pebble's background flush of its memtable, not
 //     by a commit, is retried by pebble and stalls commits once its
-//     memtables are full, until there is room: a known limit.) Open refuses a directory it cannot write
-//     (ErrNotWritable), a directory another store has open (ErrLocked)
-//     and damage (ErrCorrupt: a table truncated, overwritten or lost, a
-//     database missing, emptied or not kapi's, a log or MANIFEST cut
-//     short below the marker, a database without its marker), and never
-//     re-initializes or half-reads one: it reads the database opened read-only first, so a damaged
-//     directory is left as it was, and a new database is made beside its
-//     name and renamed into place.
+//     memtables are full, until there is room: a known limit.) Open
+//     refuses a directory it cannot write (ErrNotWritable), a directory
+//     another store has open (ErrLocked) and damage (ErrCorrupt: a table
+//     truncated, overwritten or lost, a database missing, emptied or not
+//     kapi's, a log or MANIFEST cut short below the marker, a database
+//     without its marker), and never re-initializes or half-reads one: it
+//     reads the database opened read-only first, so a damaged directory
+//     is left as it was, and a new database is made beside its name and
+//     renamed into place.
 //   - The marker tells damage from a crash. pebble's last log (and its
 //     MANIFEST) read a torn tail as the end, as etcd's WAL does: that is
 //     what a crash mid-append leaves, but a log cut short by damage reads
@@ -180,22 +181,22 @@
 // decode every object, the cost that remains; and a second format to
 // keep true).
 //
-// At 1,000,000 objects most of an Open's CPU time is the kernel's:
-// the 2.8 GB heap it builds is fresh memory, mapped a 4 KiB page at a
-// time on its first touch (this machine's transparent huge pages are
-// "madvise"; the fault count, about one per 4 KiB of heap, shows the
-// heap got none). BenchmarkOpen
-// (one run, from the log): 8.4 s of CPU time, 5.0 s of it system time,
-// 567,000 minor page faults, about 8.8 µs each; at 100,000 objects
-// 17,000–26,000 faults and 58–76 ms of system time an Open (the runtime
-// reuses the heap the previous Open freed). So the user time, 3.4 s at
-// 1M and 0.40 s at 100k, grows with the objects, and the rest is what a
-// page fault costs on the machine at the time (reclaiming page cache,
-// the hypervisor backing the memory): what moved the CPU time of the
-// 1M runs between 4.2 and 9.1 s, and their wall time, under load 6–20,
-// between 6.4 and 33 s. From the log, trimLog applied the changes the
-// history cannot hold (900,000 at 1M) into a map that grew as it went:
-// 2.0 s of CPU time an Open (pprof), 0.44 s once sized at its start.
+// At 1,000,000 objects most of an Open's CPU time is the kernel's: the
+// 2.8 GB heap it builds is fresh memory, mapped a 4 KiB page at a time on
+// its first touch (this machine's transparent huge pages are "madvise";
+// the fault count, about one per 4 KiB of heap, shows the heap got none).
+// BenchmarkOpen (one run, from the log): 8.4 s of CPU time, 5.0 s of it
+// system time, 567,000 minor page faults, about 8.8 µs each; at 100,000
+// objects 17,000–26,000 faults and 58–76 ms of system time an Open (the
+// runtime reuses the heap the previous Open freed). So the user time, 3.4
+// s at 1M and 0.40 s at 100k, grows with the objects, and the rest is
+// what a page fault costs on the machine at the time (reclaiming page
+// cache, the hypervisor backing the memory): most likely what moved the
+// CPU time of the 1M runs between 4.2 and 9.1 s (their wall time,
+// 6.4–33 s at load 6–20, follows the load too). From the log, trimLog applied
+// the changes the history cannot hold (900,000 at 1M) into a map that
+// grew as it went: 2.0 s of CPU time an Open (pprof), 0.44 s once sized
+// at its start.
 //
 // Why pebble, not bbolt (measured; BENCHMARKS.md has the commands): the
 // disk is written on every write and read only at start-up (gets, lists
