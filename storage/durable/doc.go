@@ -185,16 +185,17 @@
 // 2.8 GB heap it builds is fresh memory, mapped a 4 KiB page at a time on
 // its first touch (this machine's transparent huge pages are "madvise";
 // the fault count, about one per 4 KiB of heap, shows the heap got none).
-// BenchmarkOpen (one run, from the log): 8.4 s of CPU time, 5.0 s of it
-// system time, 567,000 minor page faults, about 8.8 µs each; at 100,000
-// objects 17,000–26,000 faults and 58–76 ms of system time an Open (the
-// runtime reuses the heap the previous Open freed). So the user time, 3.4
-// s at 1M and 0.40 s at 100k, grows with the objects, and the rest is
-// what a page fault costs on the machine at the time (reclaiming page
-// cache, the hypervisor backing the memory): most likely what moved the
-// CPU time of the 1M runs between 4.2 and 9.1 s (their wall time,
-// 6.4–33 s at load 6–20, follows the load too). From the log, trimLog applied
-// the changes the history cannot hold (900,000 at 1M) into a map that
+// BenchmarkOpen, 1M objects, three Opens (two runs): 5.6–8.4 s of CPU
+// time, 2.3–5.0 s of it system time, 525,000–567,000 minor page faults
+// at 4.2–8.8 µs each; at 100,000 objects 17,000–26,000 faults and 58–76
+// ms of system time an Open (the runtime reuses the heap the previous
+// Open freed). So the user time, 3.3–3.8 s at 1M and 0.37–0.40 s at
+// 100k, grows with the objects, and the rest is what a page fault costs
+// on the machine at the time (reclaiming page cache, the hypervisor
+// backing the memory): most likely what moved the CPU time of the
+// earlier 1M runs between 4.2 and 9.1 s (their wall time, 6.4–33 s at
+// load 6–20, follows the load too). From the log, trimLog applied the
+// changes the history cannot hold (900,000 at 1M) into a map that
 // grew as it went: 2.0 s of CPU time an Open (pprof), 0.44 s once sized
 // at its start.
 //
