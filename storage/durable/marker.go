@@ -86,7 +86,7 @@ func readMarker(dir string) (uint64, error) {
 	r0, ok0 := slotRevision(b[:markerSlot])
 	r1, ok1 := slotRevision(b[markerSlot:])
 	if !ok0 && !ok1 {
-		return 0, &OpenError{Path: path, Err: ErrCorrupt, Cause: errors.New("both slots of the revision marker are damaged")}
+		return 0, &OpenError{Path: path, Err: ErrCorrupt, Cause: errors.New("both slots of the revision marker are damaged (if the database is known whole, remove the marker and Adopt the directory)")}
 	}
 	return max(r0, r1), nil
 }
