@@ -125,7 +125,8 @@ func (s *Store) BackupFile(ctx context.Context, path string) error {
 	return syncDir(filepath.Dir(path))
 }
 
-// ErrDataExists: Restore was given a data directory that holds a store.
+// ErrDataExists: Restore was given a data directory that holds a store,
+// or Adopt one whose marker is in place.
 var ErrDataExists = errors.New("durable: the data directory already holds a store")
 
 // Restore makes dir (which must not hold a store) a store holding the
@@ -175,6 +176,48 @@ func Restore(backup, dir string) error {
 		return &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
 	}
 	return writeMarker(dir, rev)
+}
+
+// Adopt takes the database in dir, whose marker is missing, as it is:
+// it checks that the database reads whole, opens it for writing once
+// (pebble then syncs what its log held into its tables) and writes the
+// marker at its revision, so that Open serves it. What the lost marker
+// would have told, that no write after that revision was acknowledged,
+// cannot be checked: Adopt is for a database known whole (the directory
+// of a store closed cleanly, copied without its marker). A directory
+// that has its marker is refused (ErrDataExists: Open it); one made by
+// Restore has its marker.
+func Adopt(dir string) error {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	path := filepath.Join(dir, DirName)
+	if _, err := readMarker(dir); err != errNoMarker {
+		if err == nil {
+			err = &OpenError{Path: filepath.Join(dir, MarkerName), Err: ErrDataExists, Cause: errors.New("the marker is in place: Open the directory")}
+		}
+		return err
+	}
+	if _, _, _, _, err := loadDB(path, 0); err != nil {
+		return err
+	}
+	db, err := pebble.Open(path, engineOptions(false))
+	if err != nil {
+		return openErr(path, err)
+	}
+	_, rev, err := revisions(db)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = writeMarker(dir, rev)
+	}
+	if err != nil {
+		return &OpenError{Path: dir, Err: ErrNotWritable, Cause: err}
+	}
+	return nil
 }
 
 // unpack writes the files of the tar stream r into dir, synced, and

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -44,15 +42,15 @@ import (
 //
 // The marker is what detects damage a log cannot show by itself: a log
 // cut short (a file truncated between records, a lost MANIFEST edit)
-// reads as a shorter log, as a crash mid-append does. The marker, a
-// small file replaced atomically (written, synced, renamed), holds a
-// revision every write up to which was acknowledged; it is written off
-// the write path (every markInterval while writes go on, and at Close),
-// so it never costs a write its sync. Open refuses (ErrCorrupt) a
-// database whose revision is below the marker's: only damage to the
-// writes of the last markInterval before it can pass for a crash.
-// For example: marker 120, the log's file cut so that it ends at 97 →
-// ErrCorrupt ("holds revision 97; revision 120 was committed").
+// reads as a shorter log, as a crash mid-append does. The marker
+// (marker.go) holds a revision every write up to which is synced in the
+// log: each commit writes its last revision to it in place after its
+// sync and before its writers are answered (no sync of its own; it is
+// synced every markInterval and at Close). Open refuses (ErrCorrupt) a
+// database whose revision is below the marker's, or a database without
+// a marker. For example: marker 120, the log's file cut so that it
+// ends at 97 → ErrCorrupt ("holds revision 97; revision 120 was
+// committed").
 const (
 	// DirName is the pebble database in the data directory.
 	DirName = "pebble"
@@ -63,9 +61,6 @@ const (
 	// legacyName is the bbolt file of the store's first format.
 	legacyName = "kapi.db"
 )
-
-// markInterval is how often the marker follows the writes.
-const markInterval = 100 * time.Millisecond
 
 var (
 	keyFormat   = []byte("mformat")
@@ -91,8 +86,8 @@ type disk struct {
 	db     *pebble.DB
 	failed error // the engine failed a commit: reopened before the next use
 
-	marked  uint64 // the marker's revision
-	synced  uint64 // the last revision synced (under mu)
+	marker  *marker // written after each commit's sync (under mu)
+	synced  uint64  // the last revision synced (under mu)
 	stop    chan struct{}
 	stopped chan struct{}
 
@@ -170,13 +165,19 @@ func openDisk(dir string) (_ *disk, err error) {
 			Cause: errors.New("a store of the first format (bbolt), which this version does not read")}
 	}
 	marked, err := readMarker(dir)
-	if err != nil {
+	_, statErr := os.Stat(path)
+	switch {
+	case err == errNoMarker && statErr == nil:
+		return nil, &OpenError{Path: filepath.Join(dir, MarkerName), Err: ErrCorrupt, Cause: errors.New(
+			"the revision marker is missing beside the database: a log cut short could not be told from a crash; " +
+				"restore a backup (Restore writes the marker), or, to take the database as it is, Adopt the directory")}
+	case err != nil && err != errNoMarker:
 		return nil, err
-	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if marked != 0 {
-			return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: fmt.Errorf("the database is missing; the marker says revision %d was committed", marked)}
-		}
+	case errors.Is(statErr, os.ErrNotExist) && marked > initialRevision:
+		return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: fmt.Errorf("the database is missing; the marker says revision %d was committed", marked)}
+	case errors.Is(statErr, os.ErrNotExist):
+		// A new directory, or one whose creation stopped before its
+		// database was in place (the marker says nothing was committed).
 		if err := initDB(dir, path); err != nil {
 			return nil, &OpenError{Path: path, Err: ErrNotWritable, Cause: err}
 		}
@@ -186,14 +187,24 @@ func openDisk(dir string) (_ *disk, err error) {
 	if l.base, l.rev, l.state, l.log, err = loadDB(path, marked); err != nil {
 		return nil, err
 	}
+	// Opened for writing, pebble flushes the log it replays into synced
+	// tables: what loadDB read is on stable storage once it returns, so
+	// the marker may say so (and takes the current format).
 	db, err := pebble.Open(path, engineOptions(false))
 	if err != nil {
 		return nil, openErr(path, err)
 	}
-	d := &disk{dir: dir, path: path, lock: lock, db: db, marked: marked, stop: make(chan struct{}), stopped: make(chan struct{}), loaded: &l}
+	d := &disk{dir: dir, path: path, lock: lock, db: db, stop: make(chan struct{}), stopped: make(chan struct{}), loaded: &l}
 	if d.synced, err = d.revision(); err != nil {
 		db.Close()
 		return nil, &OpenError{Path: path, Err: ErrCorrupt, Cause: err}
+	}
+	if err = writeMarker(dir, d.synced); err == nil {
+		d.marker, err = openMarker(dir, d.synced)
+	}
+	if err != nil {
+		db.Close()
+		return nil, &OpenError{Path: filepath.Join(dir, MarkerName), Err: ErrNotWritable, Cause: err}
 	}
 	go d.markLoop()
 	return d, nil
@@ -247,11 +258,15 @@ func probe(dir string) error {
 	return f.Close()
 }
 
-// initDB creates an empty kapi database at path: made beside it and
-// renamed into place, so that path always names an initialized
-// database (a missing or empty one is damage, never "new"), then the
-// marker.
+// initDB creates an empty kapi database at path: the marker first, at
+// the initial revision (nothing committed: a database missing beside it
+// is made again), then the database, made beside its place and renamed
+// into it, so that path always names an initialized database (a
+// missing or empty one is damage, never "new").
 func initDB(dir, path string) error {
+	if err := writeMarker(dir, initialRevision); err != nil {
+		return err
+	}
 	tmp := path + ".init"
 	os.RemoveAll(tmp)
 	opts := engineOptions(false)
@@ -278,10 +293,7 @@ func initDB(dir, path string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	if err := syncDir(dir); err != nil {
-		return err
-	}
-	return writeMarker(dir, initialRevision)
+	return syncDir(dir)
 }
 
 func syncDir(dir string) error {
@@ -293,56 +305,9 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// The marker: "kapi-durable revision N\n".
-const markerPrefix = "kapi-durable revision "
-
-// readMarker reads dir's marker: 0 when there is none.
-func readMarker(dir string) (uint64, error) {
-	path := filepath.Join(dir, MarkerName)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, &OpenError{Path: path, Err: ErrNotWritable, Cause: err}
-	}
-	s, ok := strings.CutPrefix(string(b), markerPrefix)
-	s, ok2 := strings.CutSuffix(s, "\n")
-	rev, perr := strconv.ParseUint(s, 10, 64)
-	if !ok || !ok2 || perr != nil {
-		return 0, &OpenError{Path: path, Err: ErrCorrupt, Cause: fmt.Errorf("not a revision marker: %q", b)}
-	}
-	return rev, nil
-}
-
-// writeMarker replaces dir's marker with rev, atomically and synced.
-func writeMarker(dir string, rev uint64) error {
-	path := filepath.Join(dir, MarkerName)
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(f, "%s%d\n", markerPrefix, rev); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// markLoop moves the marker to the last synced revision every
-// markInterval. A marker that cannot be written (a full disk) stays
-// behind: it only narrows what damage Open detects, never what is kept.
+// markLoop syncs the marker every markInterval while writes go on, so
+// that after a power loss it is at most that much behind (after a
+// process's crash the page cache holds every write of it).
 func (d *disk) markLoop() {
 	defer close(d.stopped)
 	t := time.NewTicker(markInterval)
@@ -353,41 +318,37 @@ func (d *disk) markLoop() {
 			return
 		case <-t.C:
 		}
-		d.mark()
+		d.mu.Lock()
+		rev := d.marker.wrote
+		d.mu.Unlock()
+		d.marker.sync(rev)
 	}
 }
 
-func (d *disk) mark() {
-	d.mu.Lock()
-	rev := d.synced
-	d.mu.Unlock()
-	if rev > d.marked && writeMarker(d.dir, rev) == nil {
-		d.marked = rev
-	}
-}
-
-// close stops the marker, flushes the database (so that a restart reads
-// its tables and replays no log), closes it and leaves the marker at
-// its revision.
+// close stops the marker's syncs, flushes the database (so that a
+// restart reads its tables and replays no log), closes it and leaves the
+// marker at its revision, synced.
 func (d *disk) close() error {
 	close(d.stop)
 	<-d.stopped
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	defer d.lock.Close()
-	if d.db == nil {
-		return d.failed
-	}
 	var err error
-	if d.failed == nil {
-		err = d.db.Flush()
+	if d.db == nil {
+		err = d.failed
+	} else {
+		if d.failed == nil {
+			err = d.db.Flush()
+		}
+		if cerr := d.closeDB(); err == nil {
+			err = cerr
+		}
 	}
-	if cerr := d.closeDB(); err == nil {
+	d.marker.write(d.synced) // again, should the last write have failed
+	d.marker.sync(d.marker.wrote)
+	if cerr := d.marker.f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil && d.failed == nil {
-		d.marked = d.synced
-		err = writeMarker(d.dir, d.synced)
 	}
 	return err
 }
@@ -668,6 +629,7 @@ func (d *disk) commit(first uint64, records [][]byte, fold uint64) error {
 	}
 	if len(records) > 0 {
 		d.synced = last
+		d.marker.write(last)
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package durable_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/kapi-dev/kapi/rv"
 	"github.com/kapi-dev/kapi/storage"
@@ -41,4 +43,32 @@ func Example() {
 	// now: {"v":2} at 3
 	// at 2 it was {"v":1}
 	// next write at 4
+}
+
+// A data directory whose revision marker is lost is refused at Open:
+// without the marker a log cut short would read as a crash. Adopt takes
+// the database as it is, once checked that it reads whole.
+func ExampleAdopt() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "kapi-example-")
+	defer os.RemoveAll(dir)
+
+	s, _ := durable.Open(dir, durable.Options{})
+	s.Create(ctx, storage.Object{Key: "/widgets/default/a", Value: []byte(`{"v":1}`)})
+	s.Close()
+	os.Remove(filepath.Join(dir, durable.MarkerName))
+
+	_, err := durable.Open(dir, durable.Options{})
+	fmt.Println("refused:", errors.Is(err, durable.ErrCorrupt))
+	if err := durable.Adopt(dir); err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, _ = durable.Open(dir, durable.Options{})
+	defer s.Close()
+	a, _ := s.Get(ctx, "/widgets/default/a", storage.GetOptions{})
+	fmt.Println("adopted:", string(a.Value), "at", a.Revision)
+	// Output:
+	// refused: true
+	// adopted: {"v":1} at 2
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/pebble"
 
@@ -37,8 +36,9 @@ func filled(t *testing.T, n int) string {
 }
 
 // crashImage returns a copy of the data directory of a store holding n
-// objects of 2 KiB, taken while it is open (what a crash leaves: the
-// writes in pebble's log), once its marker has caught up.
+// objects of 2 KiB, taken while it is open (what a crash of the process
+// leaves: the writes in pebble's log, the marker as the commits wrote
+// it), and checks that the marker is at the last acknowledged write.
 func crashImage(t *testing.T, n int) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -49,19 +49,12 @@ func crashImage(t *testing.T, n int) string {
 		}
 	}
 	rev, _ := s.Revision(t.Context())
-	want := fmt.Sprintf("kapi-durable revision %d\n", rev)
-	for i := 0; ; i++ {
-		if b, _ := os.ReadFile(filepath.Join(dir, durable.MarkerName)); string(b) == want {
-			break
-		}
-		if i == 100 {
-			t.Fatalf("the marker did not reach revision %d", rev)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	image := t.TempDir()
 	copyTree(t, dir, image)
 	s.Close()
+	if marked, err := durable.ReadMarker(image); err != nil || marked != rev {
+		t.Fatalf("crash image: marker at %d (%v); want the last acknowledged write's revision, %d", marked, err, rev)
+	}
 	return image
 }
 
@@ -175,6 +168,12 @@ func TestOpenDamaged(t *testing.T) {
 		{"marker overwritten", false, func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("garbage"), 0o600)
 		}},
+		{"marker lost", false, func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, durable.MarkerName))
+		}},
+		{"marker lost after a crash", true, func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, durable.MarkerName))
+		}},
 		{"another pebble database", false, func(t *testing.T, dir string) {
 			path := filepath.Join(dir, durable.DirName)
 			os.RemoveAll(path)
@@ -226,14 +225,19 @@ func TestOpenCrashImage(t *testing.T) {
 	}
 }
 
-// TestDamageAboveMarker: what the marker cannot tell. pebble reads a
-// torn tail of its last log as the end (what a crash mid-append leaves),
-// so damage confined to the writes after the marker's revision reads as
-// a crash: Open succeeds with a prefix of the history, at a revision at
-// least the marker's, never with a gap or half a write. The marker is
-// written every 100 ms; here it is set back to revision 2 (as if it had
-// not moved since the first write), and the last log cut at each tenth
-// of its length. (Cut below the marker: TestOpenDamaged, ErrCorrupt.)
+// TestDamageAboveMarker: pebble reads a torn tail of its last log as
+// the end (what a crash mid-append leaves), so a log cut short reads as
+// a shorter history; the marker tells the two apart. After a crash of
+// the process the marker holds the last acknowledged write's revision
+// (every commit writes it, before answering, into the page cache, which
+// outlives the process), so the last log cut anywhere among its records
+// is refused at Open: ErrCorrupt, the directory left as it was. After a
+// power loss the marker on disk may be older, by its last sync (every
+// 100 ms): an older marker never refuses a whole log (no false alarm),
+// and a log cut above it still opens, as a prefix of the history, never
+// with a gap or half a write: the damage the marker cannot tell. Here
+// the marker is set back to revision 2 for that case, and the last log
+// cut at each tenth of its length.
 func TestDamageAboveMarker(t *testing.T) {
 	const n = 200
 	image := crashImage(t, n)
@@ -246,13 +250,50 @@ func TestDamageAboveMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := 0
+	type damage struct {
+		name   string
+		marker uint64  // 0: as the commits left it (a crash of the process)
+		cut    float64 // the part of the last log's length kept; 1: whole
+	}
+	tests := []damage{
+		{"crash, log whole", 0, 1},
+		{"power loss, marker behind, log whole", 2, 1},
+	}
 	for tenth := 1; tenth < 10; tenth++ {
-		t.Run(fmt.Sprintf("cut at %d0%%", tenth), func(t *testing.T) {
+		tests = append(tests,
+			damage{fmt.Sprintf("crash, log cut at %d0%%", tenth), 0, float64(tenth) / 10},
+			damage{fmt.Sprintf("power loss, marker behind, log cut at %d0%%", tenth), 2, float64(tenth) / 10})
+	}
+	lost := 0
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyTree(t, image, dir)
-			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("kapi-durable revision 2\n"), 0o600)
-			truncateBy(t, filepath.Join(dir, last), float64(tenth)/10)
+			if tt.marker != 0 {
+				if err := durable.WriteMarker(dir, tt.marker); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.cut < 1 {
+				truncateBy(t, filepath.Join(dir, last), tt.cut)
+			}
+			if tt.marker == 0 && tt.cut < 1 {
+				before := snapshot(t, dir)
+				s, err := durable.Open(dir, durable.Options{})
+				if err == nil {
+					s.Close()
+					t.Fatal("Open succeeded with the log cut below the last acknowledged write; want ErrCorrupt")
+				}
+				var oe *durable.OpenError
+				if !errors.Is(err, durable.ErrCorrupt) || !errors.As(err, &oe) || !strings.Contains(err.Error(), fmt.Sprintf("revision %d was committed", n+1)) {
+					t.Fatalf("Open: %v; want an *OpenError wrapping ErrCorrupt naming revision %d", err, n+1)
+				}
+				if after := snapshot(t, dir); !maps.Equal(before, after) {
+					t.Fatal("Open changed the damaged directory")
+				}
+				t.Log(err)
+				return
+			}
 			s := open(t, dir, durable.Options{})
 			rev, _ := s.Revision(t.Context())
 			res, err := s.List(t.Context(), "/", storage.ListOptions{})
@@ -260,8 +301,8 @@ func TestDamageAboveMarker(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Revision r holds the (r-1)th create: /k/0000 is revision 2.
-			if rev < 2 || rev > n+1 || len(res.Items) != int(rev)-1 {
-				t.Fatalf("opened at revision %d with %d objects; want a prefix of the %d creates, at revision 2 or more", rev, len(res.Items), n)
+			if rev < 2 || rev > n+1 || len(res.Items) != int(rev)-1 || (tt.cut == 1 && rev != n+1) {
+				t.Fatalf("opened at revision %d with %d objects; want a prefix of the %d creates, at revision 2 or more (all of them, the log whole)", rev, len(res.Items), n)
 			}
 			for i, o := range res.Items {
 				if want := fmt.Sprintf("/k/%04d", i); o.Key != want || len(o.Value) != 2048 || o.Revision != uint64(i)+2 {
@@ -282,7 +323,7 @@ func TestDamageAboveMarker(t *testing.T) {
 		t.Run("older log "+filepath.Base(older)+" cut", func(t *testing.T) {
 			dir := t.TempDir()
 			copyTree(t, image, dir)
-			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("kapi-durable revision 2\n"), 0o600)
+			durable.WriteMarker(dir, 2)
 			truncateBy(t, filepath.Join(dir, rel), 0.5)
 			s, err := durable.Open(dir, durable.Options{})
 			t.Logf("%v", err)
@@ -460,5 +501,178 @@ func TestOpenLocked(t *testing.T) {
 	}
 	if !errors.Is(err, durable.ErrLocked) {
 		t.Fatalf("second Open: %v; want ErrLocked", err)
+	}
+}
+
+// TestMarkerLost: a database whose marker is missing is refused at Open
+// (ErrCorrupt, naming the ways out), since without the marker a log cut
+// short reads as a crash: a lost marker must not turn into a silent
+// loss. Restore writes the marker; Adopt takes a database known whole as
+// it is, after checking that it reads whole, and refuses a directory
+// that has its marker or a database that does not read.
+func TestMarkerLost(t *testing.T) {
+	tests := []struct {
+		name     string
+		dir      func(t *testing.T) string
+		lost     bool  // a database without its marker: Open refuses it
+		adoptErr error // nil: Adopt succeeds and Open then serves the 200 objects
+	}{
+		{"closed store, marker lost", func(t *testing.T) string {
+			dir := filled(t, 200)
+			os.Remove(filepath.Join(dir, durable.MarkerName))
+			return dir
+		}, true, nil},
+		{"crash image, marker lost", func(t *testing.T) string {
+			dir := crashImage(t, 200)
+			os.Remove(filepath.Join(dir, durable.MarkerName))
+			return dir
+		}, true, nil},
+		{"marker in place", func(t *testing.T) string { return filled(t, 200) }, false, durable.ErrDataExists},
+		{"no database", func(t *testing.T) string { return t.TempDir() }, false, durable.ErrCorrupt},
+		{"table truncated, marker lost", func(t *testing.T) string {
+			dir := filled(t, 200)
+			os.Remove(filepath.Join(dir, durable.MarkerName))
+			truncateBy(t, engineFile(t, dir, "*.sst"), 0.5)
+			return dir
+		}, true, durable.ErrCorrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tt.dir(t)
+			before := snapshot(t, dir)
+			if tt.lost {
+				s, err := durable.Open(dir, durable.Options{})
+				if err == nil {
+					s.Close()
+				}
+				if !errors.Is(err, durable.ErrCorrupt) || !strings.Contains(err.Error(), "marker is missing") {
+					t.Fatalf("Open without a marker: %v; want ErrCorrupt (marker missing)", err)
+				}
+				if after := snapshot(t, dir); !maps.Equal(before, after) {
+					t.Fatal("Open changed the directory whose marker is missing")
+				}
+			}
+			err := durable.Adopt(dir)
+			if tt.adoptErr != nil {
+				if !errors.Is(err, tt.adoptErr) {
+					t.Fatalf("Adopt: %v; want %v", err, tt.adoptErr)
+				}
+				if after := snapshot(t, dir); !maps.Equal(before, after) {
+					t.Fatal("a refused Adopt changed the directory")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Adopt: %v", err)
+			}
+			if rev, err := durable.ReadMarker(dir); err != nil || rev != 201 {
+				t.Fatalf("after Adopt the marker is at %d (%v); want 201", rev, err)
+			}
+			s := open(t, dir, durable.Options{})
+			res, err := s.List(t.Context(), "/", storage.ListOptions{})
+			if err != nil || len(res.Items) != 200 || res.Revision != 201 {
+				t.Fatalf("after Adopt: %d objects at %d, %v; want 200 at 201", len(res.Items), res.Revision, err)
+			}
+		})
+	}
+}
+
+// TestOpenMarkers: the markers Open accepts beside a database: one of
+// the first format (a text line, replaced every 100 ms) at or below the
+// database's revision, rewritten in the current format; one at the
+// initial revision with no database (a store whose creation stopped
+// before its database was in place: nothing was committed), made anew.
+func TestOpenMarkers(t *testing.T) {
+	tests := []struct {
+		name    string
+		dir     func(t *testing.T) string
+		want    uint64 // the revision Open serves
+		corrupt bool
+	}{
+		{"first format, at the database's revision", func(t *testing.T) string {
+			dir := filled(t, 20)
+			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("kapi-durable revision 21\n"), 0o600)
+			return dir
+		}, 21, false},
+		{"first format, behind", func(t *testing.T) string {
+			dir := filled(t, 20)
+			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("kapi-durable revision 7\n"), 0o600)
+			return dir
+		}, 21, false},
+		{"first format, ahead of the database", func(t *testing.T) string {
+			dir := filled(t, 20)
+			os.WriteFile(filepath.Join(dir, durable.MarkerName), []byte("kapi-durable revision 22\n"), 0o600)
+			return dir
+		}, 0, true},
+		{"initial revision, no database", func(t *testing.T) string {
+			dir := t.TempDir()
+			durable.WriteMarker(dir, 1)
+			os.MkdirAll(filepath.Join(dir, durable.DirName+".init"), 0o700) // what the interrupted creation left
+			return dir
+		}, 1, false},
+		{"revision 2, no database", func(t *testing.T) string {
+			dir := t.TempDir()
+			durable.WriteMarker(dir, 2)
+			return dir
+		}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tt.dir(t)
+			s, err := durable.Open(dir, durable.Options{})
+			if tt.corrupt {
+				if err == nil {
+					s.Close()
+				}
+				if !errors.Is(err, durable.ErrCorrupt) {
+					t.Fatalf("Open: %v; want ErrCorrupt", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer s.Close()
+			rev, _ := s.Revision(t.Context())
+			fi, serr := os.Stat(filepath.Join(dir, durable.MarkerName))
+			marked, merr := durable.ReadMarker(dir)
+			if rev != tt.want || serr != nil || fi.Size() != 1024 || merr != nil || marked != rev {
+				t.Fatalf("opened at %d; marker %d (%v, %v); want %d, the marker rewritten (1024 bytes) at it", rev, marked, merr, serr, tt.want)
+			}
+		})
+	}
+}
+
+// TestMarkerBeforeAnswer: a write is answered only once the marker holds
+// its revision (what a crash of the process leaves in the page cache),
+// with writers at once sharing commits: each writer reads the marker
+// as soon as its write returns.
+func TestMarkerBeforeAnswer(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, durable.Options{})
+	const writers, writes = 8, 40
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := range writes {
+				o, err := s.Create(t.Context(), obj(fmt.Sprintf("/k/%d/%d", w, i), "v"))
+				if err == nil {
+					var marked uint64
+					if marked, err = durable.ReadMarker(dir); err == nil && marked < o.Revision {
+						err = fmt.Errorf("write at revision %d answered with the marker at %d", o.Revision, marked)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -22,5 +22,8 @@
 //	apiserver --restore /tmp/kapi.backup --data-dir /tmp/kapi-restored --listen 127.0.0.1:8081
 //
 // At start-up a data directory that cannot be written, or a damaged
-// file, ends the command with an error saying which.
+// file, ends the command with an error saying which. A database whose
+// revision marker is lost is refused too (without it, a log cut short
+// reads as a crash); --adopt takes it as it is, once checked that it
+// reads whole.
 package main

@@ -36,6 +36,7 @@ type config struct {
 	listen           string
 	kubeconfig       string
 	crds             string
+	adopt            bool
 }
 
 func parse(args []string, out io.Writer) (config, error) {
@@ -44,6 +45,7 @@ func parse(args []string, out io.Writer) (config, error) {
 	fs.SetOutput(out)
 	fs.StringVar(&c.dataDir, "data-dir", "", "keep the objects in this directory (created if needed)")
 	fs.StringVar(&c.restore, "restore", "", "if set, first restore this backup into --data-dir, which must hold no store")
+	fs.BoolVar(&c.adopt, "adopt", false, "if set, first take the database in --data-dir, whose revision marker is lost, as it is (once checked that it reads whole)")
 	fs.StringVar(&c.backup, "backup", "", "on SIGUSR1, write a backup of the store to this file (replaced atomically) while serving")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to serve on (HOST:PORT)")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "if set, write a kubeconfig for this server to this path")
@@ -77,6 +79,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if c.restore != "" {
 		if err := durable.Restore(c.restore, c.dataDir); err != nil {
+			return err
+		}
+	}
+	if c.adopt {
+		if err := durable.Adopt(c.dataDir); err != nil {
 			return err
 		}
 	}

@@ -111,6 +111,28 @@ func TestRestartKeepsObjects(t *testing.T) {
 	}
 }
 
+// TestAdopt: a data directory whose revision marker is lost is refused
+// (TestStartErrors); --adopt serves it as it is, and its objects.
+func TestAdopt(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--data-dir", dir, "--listen", "127.0.0.1:0"}
+	base, stop := serve(t, args...)
+	code, a := request(t, "POST", base+cmPath, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"v":"1"}}`)
+	if code != http.StatusCreated {
+		t.Fatalf("create: %d", code)
+	}
+	stop()
+	if err := os.Remove(filepath.Join(dir, durable.MarkerName)); err != nil {
+		t.Fatal(err)
+	}
+	base, stop = serve(t, append(args, "--adopt")...)
+	defer stop()
+	code, got := request(t, "GET", base+cmPath+"/a", "")
+	if code != http.StatusOK || got.Data["v"] != "1" || got.Metadata.ResourceVersion != a.Metadata.ResourceVersion {
+		t.Fatalf("after --adopt: %d %+v; want a=1 at %s", code, got, a.Metadata.ResourceVersion)
+	}
+}
+
 // TestStartErrors: the command ends at start with an error naming the
 // problem, never serving an empty or partial store.
 func TestStartErrors(t *testing.T) {
@@ -138,6 +160,25 @@ func TestStartErrors(t *testing.T) {
 			}
 			return []string{"--data-dir", dir}
 		}, durable.ErrCorrupt, "data file damaged"},
+		{"marker lost", func(t *testing.T) []string {
+			dir := t.TempDir()
+			s, err := durable.Open(dir, durable.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			os.Remove(filepath.Join(dir, durable.MarkerName))
+			return []string{"--data-dir", dir}
+		}, durable.ErrCorrupt, "marker is missing"},
+		{"--adopt with the marker in place", func(t *testing.T) []string {
+			dir := t.TempDir()
+			s, err := durable.Open(dir, durable.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			return []string{"--data-dir", dir, "--adopt"}
+		}, durable.ErrDataExists, "marker is in place"},
 		{"not a directory", func(t *testing.T) []string {
 			f := filepath.Join(t.TempDir(), "file")
 			os.WriteFile(f, nil, 0o600)
