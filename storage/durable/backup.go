@@ -103,26 +103,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // BackupFile writes a backup to path atomically: a file beside it,
 // synced, then renamed. An existing file at path is replaced.
 func (s *Store) BackupFile(ctx context.Context, path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
+	return writeFileAtomic(path, func(f *os.File) error {
+		_, err := s.Backup(ctx, f)
 		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := s.Backup(ctx, f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
+	})
 }
 
 // ErrDataExists: Restore was given a data directory that holds a store,

@@ -95,30 +95,13 @@ func readMarker(dir string) (uint64, error) {
 // atomically and synced (at Open, Restore and a store's creation; the
 // commits write it in place: marker.write).
 func writeMarker(dir string, rev uint64) error {
-	path := filepath.Join(dir, MarkerName)
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
 	b := make([]byte, markerSize)
 	copy(b, markerRecord(rev))
 	copy(b[markerSlot:], markerRecord(rev))
-	if _, err := f.Write(b); err != nil {
-		f.Close()
+	return writeFileAtomic(filepath.Join(dir, MarkerName), func(f *os.File) error {
+		_, err := f.Write(b)
 		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	})
 }
 
 // marker is the open marker file, written in place by the commits.
