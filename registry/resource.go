@@ -137,6 +137,10 @@ type Resource struct {
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
+	// unserved are the versions a CRD lists but does not serve (FromCRD
+	// sets it; nil when none): the field manager's converter compares
+	// their managers there.
+	unserved *unservedVersions
 	// defaults, set by Register, is the schema cut down to the paths of
 	// its defaults (defaultsOnly), which fills them in on reads and
 	// writes; nil when it has none.
