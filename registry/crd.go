@@ -74,6 +74,11 @@ func crdResource(crd schema.CRD, v schema.Version) *Resource {
 //	pruned by v1beta1's schema), a's entry compared there and left
 //	{spec: {}}; b gets {spec: {size}} at v1
 //
+// An object stored at an unserved version is defaulted by that
+// version's schema before it is converted (defaultAtStoredVersion,
+// through Resource.version), as kube's storage decoder, which knows
+// every version's schema, does.
+//
 // Their Resources are never registered or served; each one's field
 // manager is built the first time a write needs it (most CRDs never
 // have a manager at an unserved version), once per FromCRD call, that
@@ -107,6 +112,7 @@ func (u *unservedVersions) resource(v string) (*Resource, error) {
 			return
 		}
 		res.manager = fm
+		res.defaults = factsOf(res.Schema).defaults // an object stored at v is defaulted by v's schema
 	})
 	if x.err != nil {
 		return nil, x.err

@@ -132,7 +132,8 @@ type Resource struct {
 
 	convertID uint64 // numbers the resource's converted states in Memos; set by Register
 	// version is the served Resource of res's group and plural at a
-	// version (nil if none); set by Register for a converting resource.
+	// version, or the CRD's unserved one (nil if none); set by Register
+	// for a converting resource.
 	version func(v string) *Resource
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
