@@ -93,3 +93,28 @@ func TestManagersAtUnservedVersion(t *testing.T) {
 		})
 	}
 }
+
+// An object stored at a version no longer served is defaulted by that
+// version's schema before it is converted, as kube's storage decoder
+// does: color's default, added to v1beta1 (the storage version) as it
+// stops being served, fills the object stored without it when read at
+// v1, and is written back by the next update; v1's own schema has no
+// default.
+func TestStoredAtUnservedVersionDefaulted(t *testing.T) {
+	props := map[string]any{"size": map[string]any{"type": "integer"}, "color": map[string]any{"type": "string"}}
+	s := newServer(t)
+	s.must(201, "POST", crdsPath, crd("unserved.example.org", "pairs", "Pair", crdVersion("v1beta1", true, true, props), crdVersion("v1", true, false, props)))
+	const beta, v1 = "/apis/unserved.example.org/v1beta1/namespaces/default/pairs", "/apis/unserved.example.org/v1/namespaces/default/pairs"
+	s.must(201, "POST", beta, map[string]any{"apiVersion": "unserved.example.org/v1beta1", "kind": "Pair", "metadata": map[string]any{"name": "p"}, "spec": map[string]any{"size": 1}})
+	s.must(200, "PATCH", crdsPath+"/pairs.unserved.example.org", `[{"op":"replace","path":"/spec/versions/0/served","value":false},`+
+		`{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/color/default","value":"green"}]`, "Content-Type", "application/json-patch+json")
+	for _, step := range []struct {
+		method string
+		body   any
+	}{{"GET", nil}, {"PATCH", `{"spec":{"size":2}}`}} {
+		got := s.must(200, step.method, v1+"/p", step.body, "Content-Type", "application/merge-patch+json")
+		if c := path(got, "spec.color"); c != "green" {
+			t.Errorf("%s at v1: got spec.color %v; want v1beta1's default green", step.method, c)
+		}
+	}
+}
