@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
+	"github.com/kapi-dev/kapi/patch"
 	"github.com/kapi-dev/kapi/registry/request"
 	"github.com/kapi-dev/kapi/schema"
 	"github.com/kapi-dev/kapi/storage"
@@ -14,29 +16,108 @@ import (
 // CustomResourceDefinition (read with schema.ParseCRDs or schema.LoadCRDs),
 // ready to Register: names, scope, schema, status and scale subresources,
 // printer columns and selectable fields as the manifest declares them.
+// The versions listed but not served are kept with them, never served
+// (see unservedVersions): a managedFields entry of such a version is
+// compared there, as kube's field manager does.
 func FromCRD(crd schema.CRD) []*Resource {
 	var out []*Resource
+	var unserved *unservedVersions
+	for _, v := range crd.Versions {
+		if v.Served {
+			continue
+		}
+		if unserved == nil {
+			unserved = &unservedVersions{byVersion: map[string]*unservedVersion{}}
+		}
+		unserved.byVersion[v.Name] = &unservedVersion{res: crdResource(crd, v)}
+	}
 	for _, v := range crd.Versions {
 		if !v.Served {
 			continue
 		}
-		res := &Resource{
-			Group: crd.Group, Version: v.Name, Kind: crd.Names.Kind,
-			Plural: crd.Names.Plural, Singular: crd.Names.Singular,
-			ShortNames: crd.Names.ShortNames, Categories: crd.Names.Categories,
-			Namespaced: crd.Namespaced, Status: v.Status, Generation: true, RequireResourceVersion: true, Custom: true,
-			SelectableFields: v.SelectableFields,
-			Schema:           v.Schema,
-		}
-		if s := v.Scale; s != nil {
-			res.Scale = &Scale{SpecReplicasPath: s.SpecReplicasPath, StatusReplicasPath: s.StatusReplicasPath, LabelSelectorPath: s.LabelSelectorPath}
-		}
-		for _, c := range v.Columns {
-			res.Columns = append(res.Columns, Column{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath})
-		}
+		res := crdResource(crd, v)
+		res.unserved = unserved
 		out = append(out, res)
 	}
 	return out
+}
+
+// crdResource is the Resource of crd's version v.
+func crdResource(crd schema.CRD, v schema.Version) *Resource {
+	res := &Resource{
+		Group: crd.Group, Version: v.Name, Kind: crd.Names.Kind,
+		Plural: crd.Names.Plural, Singular: crd.Names.Singular,
+		ShortNames: crd.Names.ShortNames, Categories: crd.Names.Categories,
+		Namespaced: crd.Namespaced, Status: v.Status, Generation: true, RequireResourceVersion: true, Custom: true,
+		SelectableFields: v.SelectableFields,
+		Schema:           v.Schema,
+	}
+	if s := v.Scale; s != nil {
+		res.Scale = &Scale{SpecReplicasPath: s.SpecReplicasPath, StatusReplicasPath: s.StatusReplicasPath, LabelSelectorPath: s.LabelSelectorPath}
+	}
+	for _, c := range v.Columns {
+		res.Columns = append(res.Columns, Column{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath})
+	}
+	return res
+}
+
+// unservedVersions are the versions of a CRD listed in spec.versions
+// with served: false, shared by the Resources of its served versions
+// (nil when it has none). kube's CR converter converts to every version
+// of spec.versions, served or not, and its field manager knows every
+// version's schema, so a managedFields entry of an unserved version is
+// compared there (ops.go's converter):
+//
+//	pairs v1beta1 (served: false), v1 (served, storage); p has an
+//	entry of "a" at v1beta1 {spec: {size}}; PATCH at v1 by "b" sets
+//	spec.size  →  p converted to v1beta1 (None: apiVersion rewritten,
+//	pruned by v1beta1's schema), a's entry compared there and left
+//	{spec: {}}; b gets {spec: {size}} at v1
+//
+// An object stored at an unserved version is defaulted by that
+// version's schema before it is converted (defaultAtStoredVersion,
+// through Resource.version), as kube's storage decoder, which knows
+// every version's schema, does.
+//
+// Their Resources are never registered or served; each one's field
+// manager is built the first time a write needs it (most CRDs never
+// have a manager at an unserved version), once per FromCRD call, that
+// is once per CRD change. A version removed from spec.versions is in
+// none: the converter's "invalid group/version" error, as kube's.
+type unservedVersions struct {
+	byVersion map[string]*unservedVersion // by version name; never changed after FromCRD
+}
+
+type unservedVersion struct {
+	once sync.Once
+	res  *Resource // its manager set by once
+	err  error
+}
+
+// resource is the prepared Resource of the unserved version v, or nil
+// when u has no such version.
+func (u *unservedVersions) resource(v string) (*Resource, error) {
+	if u == nil {
+		return nil, nil
+	}
+	x := u.byVersion[v]
+	if x == nil {
+		return nil, nil
+	}
+	x.once.Do(func() {
+		res := x.res
+		fm, err := patch.NewFieldManager(mergeSchema(res.Schema), res.GroupVersion(), patch.FieldManagerOptions{Kind: res.Kind, ResetFields: res.resetFields()})
+		if err != nil {
+			x.err = fmt.Errorf("registry: resource %s: %w", res.qualified(), err)
+			return
+		}
+		res.manager = fm
+		res.defaults = factsOf(res.Schema).defaults // an object stored at v is defaulted by v's schema
+	})
+	if x.err != nil {
+		return nil, x.err
+	}
+	return x.res, nil
 }
 
 // CRDObject is crd as an apiextensions.k8s.io/v1 CustomResourceDefinition

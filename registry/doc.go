@@ -82,6 +82,7 @@
 // storage version too, as kube's events.k8s.io Events are core Events.
 // The field manager compares a managedFields entry of another version of
 // the group in that version, the objects converted the same way
-// (ops.go's converter, patch.ConvertFunc); another group's entries are
-// dropped, as kube drops them.
+// (ops.go's converter, patch.ConvertFunc), a CRD's versions listed but
+// not served included (crd.go's unservedVersions, never registered);
+// another group's entries are dropped, as kube drops them.
 package registry

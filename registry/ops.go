@@ -322,7 +322,10 @@ func (res *Resource) isGroupVersion(apiVersion string) bool {
 //	HPA at autoscaling/v2 by "a" {spec: {metrics, …}}; a PUT at autoscaling/v1
 //	  → a's entry is compared at v2 (the v1 object converted), not at v1
 //
-// A version res's group and plural do not serve is missing (its managers
+// A CRD's version listed in spec.versions but not served is converted
+// to as a served one, with its schema and field manager
+// (unservedVersions), as kube's CR converter converts to it. Any other
+// version res's group and plural do not serve is missing (its managers
 // are dropped, as kube drops those its scheme does not know) for a
 // built-in kind and an error for a custom resource (kube's CR converter:
 // "request to convert CR to an invalid group/version"). Another group's
@@ -337,6 +340,12 @@ func (r *Registry) converter(ctx context.Context, res *Resource) patch.ConvertFu
 		var to *Resource
 		if group == res.Group {
 			to = r.resource(group, version, res.Plural)
+			if to == nil {
+				var err error
+				if to, err = res.unserved.resource(version); err != nil {
+					return nil, nil, err
+				}
+			}
 		}
 		if to == nil || to.Kind != res.Kind || to.manager == nil {
 			if res.Custom && group == res.Group {

@@ -304,8 +304,14 @@ func (r *Registry) prepare(res *Resource) error {
 func (r *Registry) prepareConversion(res *Resource) {
 	if res.converts() {
 		res.convertID = convertIDs.Add(1)
-		group, plural := res.Group, res.Plural
-		res.version = func(v string) *Resource { return r.resource(group, v, plural) }
+		group, plural, unserved := res.Group, res.Plural, res.unserved
+		res.version = func(v string) *Resource {
+			if x := r.resource(group, v, plural); x != nil {
+				return x
+			}
+			x, _ := unserved.resource(v) // a CRD's version listed but not served
+			return x
+		}
 	}
 }
 

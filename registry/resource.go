@@ -132,11 +132,16 @@ type Resource struct {
 
 	convertID uint64 // numbers the resource's converted states in Memos; set by Register
 	// version is the served Resource of res's group and plural at a
-	// version (nil if none); set by Register for a converting resource.
+	// version, or the CRD's unserved one (nil if none); set by Register
+	// for a converting resource.
 	version func(v string) *Resource
 
 	manager *patch.FieldManager // managedFields and server-side apply, set by Register
 	rules   schema.Rules        // the schema's CEL rules, set by Register
+	// unserved are the versions a CRD lists but does not serve (FromCRD
+	// sets it; nil when none): the field manager's converter compares
+	// their managers there.
+	unserved *unservedVersions
 	// defaults, set by Register, is the schema cut down to the paths of
 	// its defaults (defaultsOnly), which fills them in on reads and
 	// writes; nil when it has none.
