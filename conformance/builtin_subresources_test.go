@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -179,6 +180,47 @@ func TestBuiltinSubresources(t *testing.T) {
 		}
 		if _, err := as(tr.Status.Token+"x").CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); !apierrors.IsUnauthorized(err) {
 			t.Errorf("a tampered token: got %v; want Unauthorized", err)
+		}
+	})
+
+	// jobs/status through UpdateStatus (protobuf): kube 1.37's status
+	// rules refuse a Complete Job without its times and
+	// SuccessCriteriaMet, and take it with them.
+	t.Run("job status", func(t *testing.T) {
+		jobs := admin.BatchV1().Jobs(ns)
+		spec := podSpec()
+		spec.RestartPolicy = corev1.RestartPolicyNever
+		j, err := jobs.Create(ctx, &batchv1.Job{ObjectMeta: om("done"), Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: spec}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := metav1.Now()
+		complete := batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now}
+		j.Status.Conditions = []batchv1.JobCondition{complete}
+		j.Status.Succeeded = 1
+		_, err = jobs.UpdateStatus(ctx, j, metav1.UpdateOptions{})
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("Complete without times: got %v; want Invalid", err)
+		}
+		var fields []string
+		if se, ok := err.(apierrors.APIStatus); ok && se.Status().Details != nil {
+			for _, c := range se.Status().Details.Causes {
+				fields = append(fields, c.Field)
+			}
+		}
+		for _, f := range []string{"status.completionTime", "status.startTime", "status.conditions"} {
+			if !slices.Contains(fields, f) {
+				t.Errorf("causes %v: missing %s", fields, f)
+			}
+		}
+		j.Status.StartTime, j.Status.CompletionTime = &now, &now
+		j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now}, complete}
+		got, err := jobs.UpdateStatus(ctx, j, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatalf("Complete with its times and SuccessCriteriaMet: %v", err)
+		}
+		if got.Status.CompletionTime == nil || len(got.Status.Conditions) != 2 {
+			t.Errorf("stored status: completionTime %v, %d conditions; want set and 2", got.Status.CompletionTime, len(got.Status.Conditions))
 		}
 	})
 }
