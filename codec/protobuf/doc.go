@@ -96,7 +96,9 @@
 //
 // The .proto files are proto3 with Kubernetes' package, message names and
 // field numbers (the conformance module checks the bytes against
-// k8s.io/api's generated code, on fuzzed objects for the generated ones),
+// k8s.io/api's generated code, on fuzzed objects for the generated ones;
+// the discovery documents are checked here against JSON and bytes that
+// kube's code made, testdata/discovery, written by testdata/kubediscovery),
 // and keep Kubernetes' file paths, so a user's own .proto that imports
 // "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" resolves against
 // Files. Each kind kapi's registry serves itself has a variable here
