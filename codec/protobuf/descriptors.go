@@ -15,12 +15,13 @@ import (
 //go:embed descriptors.binpb
 var descriptorSet []byte
 
-// Files holds kapi's descriptors: meta.v1, runtime, intstr, resource, the
-// rbac.v1, authorization.v1, authentication.v1, admissionregistration.v1
-// and apiextensions.v1 messages kapi serves, and the built-in kinds' (core.v1, apps.v1, batch.v1,
-// …; package builtin). It is kapi's own registry, not
-// protoregistry.GlobalFiles, so it never clashes with k8s.io/api linked into
-// the same program. Build descriptors of your own messages that import
+// Files holds kapi's descriptors: meta.v1 (with the legacy discovery
+// documents), runtime, intstr, resource, the rbac.v1, authorization.v1,
+// authentication.v1, admissionregistration.v1 and apiextensions.v1 messages
+// kapi serves, apidiscovery.v2 (the aggregated discovery document), and the
+// built-in kinds' (core.v1, apps.v1, batch.v1, …; package builtin). It is
+// kapi's own registry, not protoregistry.GlobalFiles, so it never clashes
+// with k8s.io/api linked into the same program. Build descriptors of your own messages that import
 // "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with
 // protodesc.NewFile(fd, Files). Files must not be changed.
 var Files *protoregistry.Files
@@ -66,6 +67,14 @@ var (
 
 	CustomResourceDefinition     protoreflect.MessageDescriptor // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition
 	CustomResourceDefinitionList protoreflect.MessageDescriptor // apiextensions.v1.CustomResourceDefinitionList
+
+	// The discovery documents: /api, /apis, /apis/G, /api/v1 and /apis/G/V,
+	// and the aggregated list (/api and /apis as apidiscovery.k8s.io/v2).
+	APIVersions           protoreflect.MessageDescriptor // k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions
+	APIGroupList          protoreflect.MessageDescriptor // meta.v1.APIGroupList
+	APIGroup              protoreflect.MessageDescriptor // meta.v1.APIGroup
+	APIResourceList       protoreflect.MessageDescriptor // meta.v1.APIResourceList
+	APIGroupDiscoveryList protoreflect.MessageDescriptor // k8s.io.api.apidiscovery.v2.APIGroupDiscoveryList
 )
 
 const (
@@ -75,6 +84,7 @@ const (
 	authzV1 = "k8s.io.api.authorization.v1."
 	authnV1 = "k8s.io.api.authentication.v1."
 	admrV1  = "k8s.io.api.admissionregistration.v1."
+	discV2  = "k8s.io.api.apidiscovery.v2."
 )
 
 func init() {
@@ -122,6 +132,11 @@ func init() {
 		{&ValidatingWebhookConfigurationList, admrV1 + "ValidatingWebhookConfigurationList"},
 		{&CustomResourceDefinition, apiextV1 + "CustomResourceDefinition"},
 		{&CustomResourceDefinitionList, apiextV1 + "CustomResourceDefinitionList"},
+		{&APIVersions, metaV1 + "APIVersions"},
+		{&APIGroupList, metaV1 + "APIGroupList"},
+		{&APIGroup, metaV1 + "APIGroup"},
+		{&APIResourceList, metaV1 + "APIResourceList"},
+		{&APIGroupDiscoveryList, discV2 + "APIGroupDiscoveryList"},
 	} {
 		*d.v = mustMessage(d.name)
 	}

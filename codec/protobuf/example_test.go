@@ -62,3 +62,28 @@ func ExampleAppendWatchFrame() {
 	// ADDED Namespace map[name:team-a]
 	// DELETED Namespace map[name:team-a]
 }
+
+// A discovery document (here /apis/apps/v1's APIResourceList) in the
+// envelope kube-apiserver answers with for
+// "Accept: application/vnd.kubernetes.protobuf".
+func Example_discovery() {
+	list := map[string]any{
+		"groupVersion": "apps/v1",
+		"resources": []any{map[string]any{
+			"name": "deployments", "singularName": "deployment", "namespaced": true, "kind": "Deployment",
+			"verbs": []any{"get", "list", "watch"}, "shortNames": []any{"deploy"}, "categories": []any{"all"},
+		}},
+	}
+	raw, err := protobuf.Marshal(protobuf.APIResourceList, list)
+	if err != nil {
+		panic(err)
+	}
+	body := protobuf.AppendEnvelope(nil, protobuf.TypeMeta{APIVersion: "v1", Kind: "APIResourceList"}, raw)
+
+	_, raw, _ = protobuf.DecodeEnvelope(body)
+	back, _ := protobuf.Unmarshal(protobuf.APIResourceList, raw)
+	out, _ := json.Marshal(back)
+	fmt.Println(string(out))
+	// Output:
+	// {"groupVersion":"apps/v1","resources":[{"categories":["all"],"kind":"Deployment","name":"deployments","namespaced":true,"shortNames":["deploy"],"singularName":"deployment","verbs":["get","list","watch"]}]}
+}

@@ -21,7 +21,7 @@ const (
 	rawExt              // runtime.RawExtension: JSON value kept as JSON bytes
 	quantity            // resource.Quantity: string
 	intOrString         // intstr.IntOrString: number or string
-	stringList          // a named []string (ExtraValue): an array of strings, repeated string items = 1
+	stringList          // a named []string (ExtraValue, Verbs): an array of strings, repeated string items = 1
 
 	// The unions: a JSON value of one of two types, each written as one of
 	// the message's fields (apiextensions.k8s.io/v1's schema types).
@@ -48,6 +48,7 @@ var specials = map[protoreflect.FullName]special{
 	"k8s.io.api.authentication.v1.ExtraValue":       stringList,
 	"k8s.io.api.authentication.v1.AttestationValue": stringList,
 	"k8s.io.api.authorization.v1.ExtraValue":        stringList,
+	metaV1 + "Verbs":                                stringList, // APIResource.verbs
 	// apiextensions' JSON holds any JSON value as its bytes, as RawExtension.
 	apiextV1 + "JSON":                         rawExt,
 	apiextV1 + "JSONSchemaPropsOrArray":       orArray,

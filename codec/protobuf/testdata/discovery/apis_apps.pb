@@ -1,0 +1,4 @@
+
+apps
+apps/v1v1
+apps/v1v1
