@@ -24,6 +24,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	cborserializer "k8s.io/apimachinery/pkg/runtime/serializer/cbor"
+	protobufserializer "k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
@@ -111,6 +117,11 @@ type diffStep struct {
 	// resourceVersion=0 from its watch cache, which may not have seen the
 	// case's last writes yet.
 	Retry bool `json:"retry,omitempty"`
+	// Groups, for an aggregated discovery list, keeps the groups it names
+	// (their order among themselves included) and drops the others: the
+	// lists of two servers that serve different groups are compared on
+	// the groups both serve.
+	Groups []string `json:"groups,omitempty"`
 	// Until sends the step again, to each server on its own, until its
 	// answer is the one described (up to diffUntilTimeout); the last
 	// answer is compared.
@@ -654,6 +665,16 @@ func diffDo(t *testing.T, s diffSide, st diffStep, vars map[string]string) (diff
 	// own URL.
 	raw = bytes.ReplaceAll(raw, []byte(s.url), []byte("https://SERVER"))
 	a.Body = decodeDiffBody(a.ContentType, raw)
+	if m, ok := a.Body.(map[string]any); ok && st.Groups != nil {
+		items, _ := m["items"].([]any)
+		kept := []any{}
+		for _, g := range items {
+			if name, _ := lookupPath(g, "metadata.name"); slices.Contains(st.Groups, name) {
+				kept = append(kept, g)
+			}
+		}
+		m["items"] = kept
+	}
 	return a, a.Body
 }
 
@@ -701,7 +722,49 @@ func decodeDiffBody(contentType string, raw []byte) any {
 	if strings.HasPrefix(mt, "text/") || mt == "" {
 		return string(raw)
 	}
+	if v, ok := decodeAsClient(mt, raw); ok {
+		return v
+	}
 	return fmt.Sprintf("<%d bytes of %s>", len(raw), mt)
+}
+
+// diffScheme knows the values the corpus reads in protobuf and CBOR: the
+// discovery documents (meta.k8s.io's unversioned APIGroupList, APIGroup,
+// APIResourceList, and apidiscovery.k8s.io/v2's aggregated list) and Status.
+var diffScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	if err := apidiscoveryv2.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+// decodeAsClient decodes a protobuf or CBOR body as a Go client does,
+// with apimachinery's own serializers, into the JSON form of the value
+// (so that two encoders' bytes, which may differ, are compared by what
+// they say); false for a body they cannot decode (a kind diffScheme does
+// not know).
+func decodeAsClient(mt string, raw []byte) (any, bool) {
+	var dec runtime.Decoder
+	switch mt {
+	case "application/vnd.kubernetes.protobuf":
+		dec = protobufserializer.NewSerializer(diffScheme, diffScheme)
+	case "application/cbor":
+		dec = cborserializer.NewSerializer(diffScheme, diffScheme)
+	default:
+		return nil, false
+	}
+	obj, gvk, err := dec.Decode(raw, nil, nil)
+	if err != nil {
+		return nil, false
+	}
+	obj.GetObjectKind().SetGroupVersionKind(*gvk)
+	j, err := json.Marshal(obj)
+	if err != nil {
+		return nil, false
+	}
+	return decodeDiffBody("application/json", j), true
 }
 
 // lookupPath returns the string at the dotted path in v.

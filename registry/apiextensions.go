@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapi-dev/kapi/codec/protobuf"
 	"github.com/kapi-dev/kapi/registry/admission/webhook"
+	"github.com/kapi-dev/kapi/registry/internal/discovery"
 	"github.com/kapi-dev/kapi/schema"
 )
 
@@ -244,6 +245,8 @@ func (r *Registry) crdResource() *Resource {
 		Group: apiextensionsGroup, Version: "v1", Kind: "CustomResourceDefinition", Plural: "customresourcedefinitions",
 		Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
 		Status: true, Generation: true, Schema: crdSchema, Protobuf: protobuf.CustomResourceDefinition,
+		// kube-apiserver stores CRDs at v1beta1 still.
+		StorageVersionHash: discovery.StorageVersionHash(apiextensionsGroup, "v1beta1", "CustomResourceDefinition"),
 	}
 	res.Strategy = Strategy{
 		GenericMeta: true,

@@ -462,11 +462,15 @@ var statusTypeMeta = protobuf.TypeMeta{APIVersion: "v1", Kind: "Status"}
 // writeStatus writes a Status response, in the format the client accepts
 // (JSON when it accepts none).
 func writeStatus(w http.ResponseWriter, req *http.Request, err *StatusError) {
+	writeStatusIn(w, req, negotiate.StatusFormat(req), err)
+}
+
+// writeStatusIn writes a Status response in format f.
+func writeStatusIn(w http.ResponseWriter, req *http.Request, f negotiate.Format, err *StatusError) {
 	s := err.Status
 	if s.Details != nil && s.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(s.Details.RetryAfterSeconds))
 	}
-	f := negotiate.StatusFormat(req)
 	b, e := encodeValue(f, statusTypeMeta, protobuf.Status, s)
 	if e != nil {
 		f, b = negotiate.JSON, mustJSON(s)

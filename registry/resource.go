@@ -123,6 +123,13 @@ type Resource struct {
 	// converted by Convert. "core" names the core group; empty: the
 	// resource's own group.
 	StorageGroup string
+	// StorageVersionHash, when set, is discovery's storageVersionHash of
+	// the resource instead of the hash of the group, version and kind its
+	// objects are stored as: kube's, where kube stores the kind at another
+	// version than kapi (CustomResourceDefinitions, stored by kube at
+	// apiextensions.k8s.io/v1beta1). It only names the storage version
+	// for clients (a storage migrator compares it across time).
+	StorageVersionHash string
 	// Convert converts objects between versions when StorageVersion is
 	// set; nil is kube's None strategy (apiVersion rewritten).
 	Convert ConvertFunc

@@ -83,23 +83,51 @@ type tableDocs struct {
 
 // doc is a JSON document served as it is, with its gzip form made once
 // (the first time a client that accepts gzip asks for it) when it is
-// large enough to be compressed, and the ETag of this version of it.
+// large enough to be compressed, and the ETag of this version of it; a
+// discovery document's forms in YAML, protobuf and CBOR are docs of their
+// own, made the first time a client asks for them (in).
 type doc struct {
 	raw      []byte
 	etag     string    // quoted; "" for none
 	modified time.Time // when it was built
 	gzOnce   sync.Once
 	gz       []byte
+	forms    [negotiate.NumFormats]docForm // its other formats (in)
 }
 
-// serve writes d as writeBody would, from the cached forms.
-func (d *doc) serve(w http.ResponseWriter, req *http.Request) {
-	if len(d.raw) <= gzipThreshold || negotiate.Pretty(req) || !negotiate.AcceptsGzip(req) {
-		writeBody(w, req, http.StatusOK, negotiate.JSON, d.raw)
+// docForm is a doc's form in another format, made on first use.
+type docForm struct {
+	once sync.Once
+	d    *doc
+	err  error
+}
+
+// in is d in format f (d itself for JSON), encoded once (discoveryIn),
+// with d's ETag.
+func (d *doc) in(f negotiate.Format) (*doc, error) {
+	if f == negotiate.JSON {
+		return d, nil
+	}
+	form := &d.forms[f]
+	form.once.Do(func() {
+		b, err := discoveryIn(f, d.raw)
+		form.d, form.err = &doc{raw: b, etag: d.etag, modified: d.modified}, err
+	})
+	return form.d, form.err
+}
+
+// serveIn writes d in format f as writeBody would, from the cached forms.
+func (d *doc) serveIn(w http.ResponseWriter, req *http.Request, f negotiate.Format) {
+	d, err := d.in(f)
+	if err != nil {
+		writeStatus(w, req, errInternal(err))
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", negotiate.Types[negotiate.JSON])
+	if len(d.raw) <= gzipThreshold || (f == negotiate.JSON && negotiate.Pretty(req)) || !negotiate.AcceptsGzip(req) {
+		writeBody(w, req, http.StatusOK, f, d.raw)
+		return
+	}
+	w.Header().Set("Content-Type", negotiate.Types[f])
 	d.serveGzip(w)
 }
 
@@ -233,7 +261,8 @@ func (t *resTable) versions(group string) []*groupVer {
 	return out
 }
 
-// groupNames are the named groups, in order.
+// groupNames are the named groups, in discovery's order (kube's group
+// priority, then name).
 func (t *resTable) groupNames() []string {
 	out := make([]string, 0, len(t.groups))
 	for g := range t.groups {
@@ -241,7 +270,7 @@ func (t *resTable) groupNames() []string {
 			out = append(out, g)
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, discovery.CompareGroups)
 	return out
 }
 

@@ -32,8 +32,15 @@ func (res *Resource) verbs() []string {
 	if res.Custom {
 		return crdVerbs
 	}
-	return nil
+	if res.Strategy.NoDeleteCollection {
+		return verbsWithoutDeleteCollection
+	}
+	return nil // every verb of a stored resource
 }
+
+// verbsWithoutDeleteCollection are a stored built-in kind's verbs without
+// deletecollection (namespaces').
+var verbsWithoutDeleteCollection = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 
 // crdVerbs are a custom resource's verbs in the order kube's discovery
 // lists them (apiextensions-apiserver's discovery controller).

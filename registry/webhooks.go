@@ -36,6 +36,7 @@ const admissionregistrationGroup = "admissionregistration.k8s.io"
 func (r *Registry) webhookResources() []*Resource {
 	res := func(kind, plural string, s *schema.Schema) *Resource {
 		res := &Resource{Group: admissionregistrationGroup, Version: "v1", Kind: kind, Plural: plural, Schema: s, Generation: true,
+			Categories: []string{"api-extensions"},
 			Columns: []Column{
 				{Name: "Webhooks", Type: "integer", Description: "Webhooks indicates the number of webhooks registered in this configuration", Value: func(obj Object) any {
 					l, _ := obj["webhooks"].([]any)

@@ -26,10 +26,14 @@ type Resource struct {
 	// Eviction, create); the others answer with the resource's kind
 	// (scale: autoscaling/v1 Scale) and serve get, patch and update.
 	SubresourceKinds map[string]Subresource
-	// StorageVersion is the version its objects are stored at, which
-	// storageVersionHash names; empty for a resource that stores nothing
-	// (a review), which has none.
-	StorageVersion string
+	// StorageVersionHash names the kind its objects are stored as (see
+	// StorageVersionHash); empty for a resource that stores nothing (a
+	// review).
+	StorageVersionHash string
+	// Custom is a custom resource's, which apiextensions-apiserver
+	// describes: its aggregated entry names its own group and version in
+	// responseKind, where kube's built-in kinds leave them empty.
+	Custom bool
 }
 
 // StorageVersionHash is kube's storageVersionHash of a stored kind: the
@@ -146,13 +150,18 @@ func ResourceList(group string, v Version) map[string]any {
 		resources = append(resources, apiResource{
 			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
-			StorageVersionHash: StorageVersionHash(res.Group, res.StorageVersion, res.Kind),
+			StorageVersionHash: res.StorageVersionHash,
 		})
 		for _, sub := range res.Subresources {
 			s := res.subresource(sub)
 			resources = append(resources, apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced,
 				Group: s.Group, Version: s.Version, Kind: s.Kind, Verbs: s.Verbs})
 		}
+	}
+	if group == "" {
+		// kube's /api/v1 names no apiVersion, as /api (its encoder is
+		// given no group version).
+		return map[string]any{"kind": "APIResourceList", "groupVersion": gvs, "resources": resources}
 	}
 	return map[string]any{
 		"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gvs, "resources": resources,
@@ -216,15 +225,21 @@ func Aggregated(groups []Group) List {
 				if res.Namespaced {
 					scope = "Namespaced"
 				}
+				// A kind's own group and version: named by a custom
+				// resource's entries, empty in a built-in kind's (kube
+				// converts its APIResourceList, where they are empty).
+				own := groupVersionKind{Kind: res.Kind}
+				if res.Custom {
+					own.Group, own.Version = res.Group, res.Version
+				}
 				dr := discoveryResource{
 					Resource: res.Plural, Scope: scope, SingularResource: res.Singular,
-					ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind},
-					Verbs:        res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
+					ResponseKind: own, Verbs: res.verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
 				}
 				for _, sub := range res.Subresources {
 					s := res.subresource(sub)
 					ds := discoverySubresource{Subresource: sub, Verbs: s.Verbs,
-						ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: s.Kind}}
+						ResponseKind: groupVersionKind{Group: own.Group, Version: own.Version, Kind: s.Kind}}
 					if s.Group != "" || s.Version != "" {
 						ds.ResponseKind.Group, ds.ResponseKind.Version = s.Group, s.Version
 					}
@@ -283,6 +298,40 @@ func AssembleAggregated(groups []AggregatedGroup) []byte {
 	}
 	b.WriteString(`]}`)
 	return b.Bytes()
+}
+
+// groupPriorities are kube-apiserver's group priorities (its
+// APIServices' groupPriorityMinimum, cmd/kube-apiserver's
+// apiVersionPriorities): discovery lists groups by them, highest first,
+// which is the order of `kubectl api-resources`. A group not among them
+// (a CRD's, a Go user's) has kube's priority for a CRD's group, 1000.
+var groupPriorities = map[string]int{
+	"apiregistration.k8s.io": 18000, "apps": 17800, "events.k8s.io": 17750, "authentication.k8s.io": 17700,
+	"authorization.k8s.io": 17600, "autoscaling": 17500, "batch": 17400, "certificates.k8s.io": 17300,
+	"networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000, "storage.k8s.io": 16800,
+	"admissionregistration.k8s.io": 16700, "apiextensions.k8s.io": 16700, "scheduling.k8s.io": 16600,
+	"coordination.k8s.io": 16500, "node.k8s.io": 16300, "discovery.k8s.io": 16200, "resource.k8s.io": 16200,
+	"flowcontrol.apiserver.k8s.io": 16100, "internal.apiserver.k8s.io": 16000, "storagemigration.k8s.io": 15800,
+	"lifecycle.k8s.io": 15700,
+}
+
+// CompareGroups orders groups as kube's discovery lists them: by group
+// priority, highest first, then by name (kube-aggregator's order).
+// Negative when a comes first.
+//
+// Example: apps (17800) before events.k8s.io (17750) before batch (17400);
+// admissionregistration.k8s.io before apiextensions.k8s.io (both 16700);
+// every built-in group before example.com (1000).
+func CompareGroups(a, b string) int {
+	pa, pb := groupPriority(a), groupPriority(b)
+	return cmp.Or(cmp.Compare(pb, pa), cmp.Compare(a, b))
+}
+
+func groupPriority(g string) int {
+	if p, ok := groupPriorities[g]; ok {
+		return p
+	}
+	return 1000
 }
 
 // CompareVersions orders versions as kube's discovery lists them (its

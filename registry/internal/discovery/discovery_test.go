@@ -62,7 +62,7 @@ func TestSubresourceKinds(t *testing.T) {
 		SubresourceKinds: map[string]Subresource{"eviction": {Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}}},
 	}}}
 	b, _ := json.Marshal(ResourceList("", pods))
-	want := `{"apiVersion":"v1","groupVersion":"v1","kind":"APIResourceList","resources":[` +
+	want := `{"groupVersion":"v1","kind":"APIResourceList","resources":[` + // the core group's names no apiVersion, as kube's
 		`{"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},` +
 		`{"name":"pods/status","singularName":"","namespaced":true,"kind":"Pod","verbs":["get","patch","update"]},` +
 		`{"name":"pods/eviction","singularName":"","namespaced":true,"group":"policy","version":"v1","kind":"Eviction","verbs":["create"]}]}`
@@ -75,12 +75,43 @@ func TestSubresourceKinds(t *testing.T) {
 		kind  groupVersionKind
 		verbs string
 	}{
-		{0, groupVersionKind{"", "v1", "Pod"}, "[get patch update]"},
+		{0, groupVersionKind{"", "", "Pod"}, "[get patch update]"}, // a built-in kind's own: no group or version, as kube's
 		{1, groupVersionKind{"policy", "v1", "Eviction"}, "[create]"},
 	} {
 		if got := subs[tt.i]; got.ResponseKind != tt.kind || fmt.Sprint(got.Verbs) != tt.verbs {
 			t.Errorf("aggregated %s: got %+v %v; want %+v %s", got.Subresource, got.ResponseKind, got.Verbs, tt.kind, tt.verbs)
 		}
+	}
+}
+
+// A built-in kind's aggregated entries leave its own group and version
+// out of responseKind (kube converts its APIResourceList, where they are
+// empty); a custom resource's name them; another group's kind (Scale) is
+// named in both.
+func TestResponseKind(t *testing.T) {
+	for _, custom := range []bool{false, true} {
+		res := Resource{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Subresources: []string{"scale", "status"}, Custom: custom}
+		got := Aggregated([]Group{{Name: "example.com", Versions: []Version{{Version: "v1", Resources: []Resource{res}}}}}).Items[0].Versions[0].Resources[0]
+		own := groupVersionKind{Kind: "Widget"}
+		if custom {
+			own = groupVersionKind{"example.com", "v1", "Widget"}
+		}
+		want := []groupVersionKind{own, {"autoscaling", "v1", "Scale"}, own}
+		if kinds := []groupVersionKind{got.ResponseKind, got.Subresources[0].ResponseKind, got.Subresources[1].ResponseKind}; !slices.Equal(kinds, want) {
+			t.Errorf("custom=%v: got %+v; want %+v", custom, kinds, want)
+		}
+	}
+}
+
+func TestCompareGroups(t *testing.T) {
+	// kube-apiserver 1.37's /apis order for these groups.
+	want := []string{"apps", "events.k8s.io", "authentication.k8s.io", "autoscaling", "batch", "rbac.authorization.k8s.io",
+		"admissionregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "a.example.com", "example.com", "z.io"}
+	got := slices.Clone(want)
+	slices.Reverse(got)
+	slices.SortFunc(got, CompareGroups)
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v; want %v", got, want)
 	}
 }
 

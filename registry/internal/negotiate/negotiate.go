@@ -224,8 +224,61 @@ var StatusOffers = Offers{
 	picks: newPicks(),
 }
 
+// Discovery offers: what kube offers for its legacy discovery documents,
+// in its words when nothing is acceptable (406 listing them):
+// DiscoveryOffers for /api, /apis, /apis/G and a built-in group version's
+// APIResourceList; CustomDiscoveryOffers, without CBOR, for a custom
+// resource's group version (apiextensions-apiserver's handler). /api and
+// /apis answer the aggregated list instead when asked for it (Aggregated).
+var (
+	DiscoveryOffers       = discoveryOffers(JSON, YAML, Protobuf, CBOR)
+	CustomDiscoveryOffers = discoveryOffers(JSON, YAML, Protobuf)
+)
+
+func discoveryOffers(formats ...Format) Offers {
+	o := Offers{picks: newPicks()}
+	for _, f := range formats {
+		o.types = append(o.types, codec.MediaType{Type: Types[f]})
+		o.targets = append(o.targets, Target{Format: f})
+	}
+	return o
+}
+
+// AggregatedParams are the media type parameters that ask /api and /apis
+// for the aggregated discovery list (apidiscovery.k8s.io/v2
+// APIGroupDiscoveryList), as they are in its answer's Content-Type.
+const AggregatedParams = ";g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+// Aggregated reports whether the request asks for the aggregated
+// discovery list, and in which format, as kube's discovery wrapper
+// decides before any other negotiation: the first range, in preference
+// order, that carries g=apidiscovery.k8s.io, v=v2 and
+// as=APIGroupDiscoveryList and whose type (wildcards included) is a
+// format's. Its other parameters play no part (client-go's
+// profile=nopeer, which a single server answers alike). So
+// "application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+// asks for the list in JSON, and */* for the legacy document.
+func Aggregated(req *http.Request) (Format, bool) {
+	accept, err := codec.ParseAccept(req.Header.Get("Accept"))
+	if err != nil {
+		return 0, false
+	}
+	for _, rng := range accept {
+		p := rng.Params
+		if rng.Q <= 0 || p["g"] != "apidiscovery.k8s.io" || p["v"] != "v2" || p["as"] != "APIGroupDiscoveryList" {
+			continue
+		}
+		for f, t := range Types {
+			if codec.Match(codec.MediaType{Type: rng.Type}, codec.MediaType{Type: t}) {
+				return Format(f), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // ValueOffers are the formats of values that have no protobuf message in
-// kapi (Scale, discovery documents): protobuf is not among them.
+// kapi (Scale): protobuf is not among them.
 var ValueOffers = Offers{
 	types:   []codec.MediaType{{Type: MediaJSON}, {Type: MediaYAML}, {Type: MediaCBOR}},
 	targets: []Target{{Format: JSON}, {Format: YAML}, {Format: CBOR}},

@@ -138,3 +138,55 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+// Aggregated decides as kube's discovery wrapper: any range naming
+// apidiscovery.k8s.io/v2 APIGroupDiscoveryList, wherever it is in the
+// header, in its type's format; other parameters play no part.
+func TestAggregated(t *testing.T) {
+	tests := []struct {
+		accept string
+		want   Format
+		wantOK bool
+	}{
+		{"", 0, false},
+		{"*/*", 0, false},
+		{"application/json", 0, false},
+		{"application/json" + AggregatedParams, JSON, true},
+		{"application/json, application/json" + AggregatedParams, JSON, true},
+		{MediaProtobuf + AggregatedParams + ", application/json", Protobuf, true},
+		{"application/yaml" + AggregatedParams, YAML, true},
+		{"application/cbor" + AggregatedParams, CBOR, true},
+		{"*/*" + AggregatedParams, JSON, true},
+		{"application/json" + AggregatedParams + ";profile=nopeer", JSON, true},
+		{"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", 0, false},
+		{"application/json;as=APIGroupDiscoveryList", 0, false},
+		{"application/json" + AggregatedParams + ";q=0", 0, false},
+		{"text/html" + AggregatedParams, 0, false},
+		{"application/json;q=0.5" + AggregatedParams + ", " + MediaProtobuf + AggregatedParams, Protobuf, true},
+		{"not a media type;;", 0, false},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest("GET", "/apis", nil)
+		req.Header.Set("Accept", tt.accept)
+		if got, ok := Aggregated(req); got != tt.want || ok != tt.wantOK {
+			t.Errorf("%q: got %v, %v; want %v, %v", tt.accept, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+// FuzzAggregated: any Accept header is decided without a panic, and an
+// aggregated answer is in one of the formats.
+func FuzzAggregated(f *testing.F) {
+	for _, s := range []string{"", "*/*", "application/json" + AggregatedParams, "application/json;g=\"a,b\";v=v2", MediaProtobuf + AggregatedParams + ";q=0.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		req := httptest.NewRequest("GET", "/apis", nil)
+		req.Header.Set("Accept", accept)
+		if got, ok := Aggregated(req); ok && got >= NumFormats {
+			t.Fatalf("%q: format %d", accept, got)
+		}
+		DiscoveryOffers.Pick(req)
+		CustomDiscoveryOffers.Pick(req)
+	})
+}
