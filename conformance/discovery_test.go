@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 )
 
@@ -254,4 +256,64 @@ func TestVersionAndHealth(t *testing.T) {
 			t.Errorf("GET gadgets/x: got %v; want NotFound", err)
 		}
 	})
+}
+
+// TestDiscoveryInProtobuf: a client configured for protobuf, as
+// controllers often configure client-go, reads the legacy discovery
+// documents in protobuf (kube answers them so) and decodes from kapi what
+// it decodes from kube-apiserver: whole documents for group versions both
+// serve whole, the type and kapi's resources for the core group (kapi
+// serves fewer core kinds).
+func TestDiscoveryInProtobuf(t *testing.T) {
+	kube := kubeAPIServer(t)
+	e := newEnv(t)
+	var clients []*discovery.DiscoveryClient
+	var logs []*requestLog
+	for _, cfg := range []*rest.Config{
+		{Host: kube.URL, BearerToken: "admin-token", TLSClientConfig: rest.TLSClientConfig{CAData: kube.CA}, QPS: -1},
+		e.config(),
+	} {
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+		logs = append(logs, recordClientRequests(cfg))
+		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, dc)
+	}
+	for _, gv := range []string{"v1", "apps/v1", "rbac.authorization.k8s.io/v1", "batch/v1"} {
+		var lists [2]*metav1.APIResourceList
+		for i, dc := range clients {
+			l, err := dc.ServerResourcesForGroupVersion(gv)
+			if err != nil {
+				t.Fatalf("%s: %v", gv, err)
+			}
+			lists[i] = l
+		}
+		kubeList, kapiList := lists[0], lists[1]
+		if gv == "v1" {
+			served := map[string]metav1.APIResource{}
+			for _, r := range kubeList.APIResources {
+				served[r.Name] = r
+			}
+			for i, r := range kapiList.APIResources {
+				if diff := cmp.Diff(served[r.Name], r); diff != "" {
+					t.Errorf("v1 %s (-kube +kapi):\n%s", r.Name, diff)
+				}
+				kapiList.APIResources[i] = metav1.APIResource{}
+			}
+			kubeList.APIResources = make([]metav1.APIResource, len(kapiList.APIResources))
+		}
+		if diff := cmp.Diff(kubeList, kapiList); diff != "" {
+			t.Errorf("%s (-kube +kapi):\n%s", gv, diff)
+		}
+	}
+	for i, log := range logs {
+		for _, r := range log.matching(func(r request) bool { return strings.HasPrefix(r.Path, "/api") }) {
+			if r.Status != 200 || r.ContentType != "application/vnd.kubernetes.protobuf" {
+				t.Errorf("%s: %v: want 200 in protobuf", []string{"kube", "kapi"}[i], r)
+			}
+		}
+	}
 }
