@@ -416,6 +416,8 @@ func volumeAttachmentErrors(m map[string]any) fieldErrors {
 		errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: "spec.source", Detail: "must specify exactly one of inlineVolumeSpec and persistentVolumeName"})
 	case hasPV && pv == "":
 		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: "spec.source.persistentVolumeName", Detail: "must specify non empty persistentVolumeName"})
+	case inline:
+		errs = append(errs, inlineVolumeSpecErrors(getMap(src, "inlineVolumeSpec"), "spec.source.inlineVolumeSpec")...)
 	}
 	node := getString(m, "spec", "nodeName")
 	errs = appendInvalid(errs, "spec.nodeName", node, validation.IsDNS1123Subdomain(node))
@@ -438,6 +440,91 @@ func volumeAttachmentErrors(m map[string]any) fieldErrors {
 	}
 	if hasPV {
 		errs = appendInvalid(errs, "spec.source.persistentVolumeName", pv, validation.IsDNS1123Subdomain(pv))
+	}
+	return errs
+}
+
+// inlineNotAllowed is kube's reason for what an inline volume may not say.
+const inlineNotAllowed = "may not be specified in the context of inline volumes"
+
+// volumeSources are a PersistentVolumeSpec's volume types in the order
+// kube counts them, by JSON key, with the field name kube's path uses.
+var volumeSources = []struct{ key, path string }{{"hostPath", "hostPath"}, {"gcePersistentDisk", "gcePersistentDisk"},
+	{"awsElasticBlockStore", "awsElasticBlockStore"}, {"glusterfs", "glusterfs"}, {"flocker", "flocker"}, {"nfs", "nfs"}, {"rbd", "rbd"},
+	{"quobyte", "quobyte"}, {"cephfs", "cephFS"}, {"iscsi", "iscsi"}, {"cinder", "cinder"}, {"fc", "fc"}, {"azureFile", "azureFile"},
+	{"vsphereVolume", "vsphereVolume"}, {"photonPersistentDisk", "photonPersistentDisk"}, {"portworxVolume", "portworxVolume"},
+	{"azureDisk", "azureDisk"}, {"scaleIO", "scaleIO"}, {"local", "local"}, {"storageos", "storageos"}, {"csi", "csi"}}
+
+// inlineVolumeSpecErrors is ValidatePersistentVolumeSpec of an inline
+// volume (a VolumeAttachment's): no claimRef, capacity, nodeAffinity or
+// storage class, a CSI source (its driver and volume handle), access
+// modes, reclaim policy Retain and volume mode Filesystem if any. The
+// other volume types' own fields are not checked.
+func inlineVolumeSpecErrors(spec map[string]any, path string) fieldErrors {
+	var errs fieldErrors
+	forbid := func(f, detail string) {
+		errs = append(errs, registry.FieldError{Type: validation.TypeForbidden, Field: path + "." + f, Detail: detail})
+	}
+	if spec["claimRef"] != nil {
+		forbid("claimRef", inlineNotAllowed)
+	}
+	if len(getMap(spec, "capacity")) > 0 {
+		forbid("capacity", inlineNotAllowed)
+	}
+	if spec["csi"] == nil {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: path + ".csi", Detail: "has to be specified in the context of inline volumes"})
+	}
+	modes := getList(spec, "accessModes")
+	if len(modes) == 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: path + ".accessModes"})
+	}
+	rwop, other := false, false
+	for _, m := range modes {
+		switch m {
+		case "ReadWriteOncePod":
+			rwop = true
+		case "ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany":
+			other = true
+		default:
+			errs = append(errs, registry.FieldError{Type: validation.TypeNotSupported, Field: path + ".accessModes", Value: m,
+				Detail: `supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`})
+		}
+	}
+	if rwop && other {
+		forbid("accessModes", "may not use ReadWriteOncePod with other access modes")
+	}
+	if p := getString(spec, "persistentVolumeReclaimPolicy"); p != "" && p != "Retain" {
+		forbid("persistentVolumeReclaimPolicy", "may only be Retain in the context of inline volumes")
+	}
+	if spec["nodeAffinity"] != nil {
+		forbid("nodeAffinity", inlineNotAllowed)
+	}
+	n := 0
+	for _, v := range volumeSources {
+		if spec[v.key] == nil {
+			continue
+		}
+		if n > 0 {
+			forbid(v.path, "may not specify more than 1 volume type")
+			continue
+		}
+		n++
+		if v.key == "csi" {
+			csi := getMap(spec, "csi")
+			errs = append(errs, validateCSIDriverName(getString(csi, "driver"), path+".csi.driver")...)
+			if getString(csi, "volumeHandle") == "" {
+				errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: path + ".csi.volumeHandle"})
+			}
+		}
+	}
+	if n == 0 {
+		errs = append(errs, registry.FieldError{Type: validation.TypeRequired, Field: path, Detail: "must specify a volume type"})
+	}
+	if getString(spec, "storageClassName") != "" {
+		forbid("storageClassName", inlineNotAllowed)
+	}
+	if m, ok := spec["volumeMode"].(string); ok && m != "Filesystem" {
+		forbid("volumeMode", "may not specify volumeMode other than Filesystem in the context of inline volumes")
 	}
 	return errs
 }

@@ -115,7 +115,8 @@ var builtinCorpus = []struct {
 	{name: "csinode", resource: "storage.k8s.io/v1/csinodes", body: `{"metadata":{"name":"csin-corpus"},"spec":{"drivers":[{"name":"csi.example.com","nodeID":"n1","topologyKeys":["zone"]}]}}`},
 	{name: "csistoragecapacity", resource: "storage.k8s.io/v1/csistoragecapacities", body: `{"metadata":{"name":"csc1"},"storageClassName":"fast","capacity":"0.5Gi","nodeTopology":{"matchLabels":{"zone":"a"}}}`},
 	{name: "volumeattachment", resource: "storage.k8s.io/v1/volumeattachments", body: `{"metadata":{"name":"va-corpus"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"persistentVolumeName":"pv1"}}}`},
-	{name: "volumeattachment inline spec", resource: "storage.k8s.io/v1/volumeattachments", body: `{"metadata":{"name":"va2-corpus"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"inlineVolumeSpec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"csi":{"driver":"csi.example.com","volumeHandle":"h1"}}}}}`},
+	{name: "volumeattachment inline spec", resource: "storage.k8s.io/v1/volumeattachments", body: `{"metadata":{"name":"va2-corpus"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"inlineVolumeSpec":{"accessModes":["ReadWriteOnce"],"csi":{"driver":"csi.example.com","volumeHandle":"h1"}}}}}`},
+	{name: "volumeattachment inline spec with capacity", resource: "storage.k8s.io/v1/volumeattachments", body: `{"metadata":{"name":"va3-corpus"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"inlineVolumeSpec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"csi":{"driver":"csi.example.com","volumeHandle":"h1"}}}}}`},
 	{name: "runtimeclass", resource: "node.k8s.io/v1/runtimeclasses", body: `{"metadata":{"name":"rc-corpus"},"handler":"runc","overhead":{"podFixed":{"cpu":"0.1"}}}`},
 }
 
