@@ -55,6 +55,18 @@ func TestStorageValidations(t *testing.T) {
 			[]string{`spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName`}},
 		{"volumeattachment status", validateVolumeAttachment, `{"spec":{"attacher":"csi.example.com","nodeName":"n","source":{"persistentVolumeName":"pv"}},"status":{"detachError":{"errorCode":-1}}}`,
 			[]string{`status.detachError.errorCode: Invalid value: -1: must be between 0 and 2147483647, inclusive`}},
+		{"volumeattachment attacher, declarative", validateVolumeAttachment, `{"spec":{"attacher":"Not Valid","nodeName":"n","source":{"persistentVolumeName":"pv"}}}`,
+			[]string{`spec.attacher: Invalid value: "Not Valid": an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'Example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`}},
+		{"volumeattachment long attacher", validateVolumeAttachment, `{"spec":{"attacher":"` + strings.Repeat("a", 64) + `","nodeName":"n","source":{"persistentVolumeName":"pv"}}}`,
+			[]string{`spec.attacher: Too long: may not be more than 63 characters`}},
+		{"volumeattachment inline", validateVolumeAttachment, `{"spec":{"attacher":"csi.example.com","nodeName":"n","source":{"inlineVolumeSpec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOncePod","ReadWriteOnce"],"nfs":{},"csi":{"driver":""}}}}}`,
+			[]string{`spec.source.inlineVolumeSpec.capacity: Forbidden: may not be specified in the context of inline volumes`,
+				`spec.source.inlineVolumeSpec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes`,
+				`spec.source.inlineVolumeSpec.csi: Forbidden: may not specify more than 1 volume type`}},
+		{"volumeattachment inline without source", validateVolumeAttachment, `{"spec":{"attacher":"csi.example.com","nodeName":"n","source":{"inlineVolumeSpec":{"accessModes":["Sometimes"]}}}}`,
+			[]string{`spec.source.inlineVolumeSpec.csi: Required value: has to be specified in the context of inline volumes`,
+				`spec.source.inlineVolumeSpec.accessModes: Unsupported value: "Sometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
+				`spec.source.inlineVolumeSpec: Required value: must specify a volume type`}},
 		{"volumeattributesclass empty", validateVolumeAttributesClass, `{}`,
 			[]string{`driverName: Required value`, `parameters: Required value: must contain at least one key/value pair`}},
 		{"runtimeclass", validateRuntimeClass, `{"handler":"","overhead":{"podFixed":{"cpu":"-1","gpu":"1"}},"scheduling":{"tolerations":[{"operator":"Equal","value":"v"},{"key":"k","operator":"Exists"},{"key":"k","operator":"Exists"}]}}`,
@@ -140,6 +152,34 @@ func TestStorageDefaultsAndWarnings(t *testing.T) {
 		"volumeLifecycleModes":["Persistent"],"requiresRepublish":false,"seLinuxMount":false,"preventPodSchedulingIfMissing":false,"tokenRequests":[{"audience":"a"}]}}`)
 	if !equal(map[string]any(d), map[string]any(want)) {
 		t.Errorf("defaulted CSIDriver %v; want %v", d, want)
+	}
+	// CSIDriver: no generation on create, one more per spec change.
+	old := object(t, `{"metadata":{"name":"d"},"spec":{"podInfoOnMount":false}}`)
+	for _, tt := range []struct {
+		name, obj string
+		want      any
+	}{
+		{"spec unchanged", `{"metadata":{"name":"d","labels":{"a":"b"}},"spec":{"podInfoOnMount":false}}`, nil},
+		{"spec changed", `{"metadata":{"name":"d"},"spec":{"podInfoOnMount":true}}`, int64(1)},
+	} {
+		o := object(t, tt.obj)
+		if err := prepareCSIDriverUpdate(ctx, o, old); err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Meta()["generation"]; got != tt.want {
+			t.Errorf("csidriver %s: generation %v; want %v", tt.name, got, tt.want)
+		}
+	}
+	// CSINode: drivers null when none, an empty list stored as null.
+	for _, tt := range []struct{ name, obj string }{{"missing", `{"spec":{}}`}, {"empty", `{"spec":{"drivers":[]}}`}} {
+		o := object(t, tt.obj)
+		if err := defaultCSINode(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		canonicalizeCSINode(ctx, o)
+		if v, ok := getMap(obj(o), "spec")["drivers"]; !ok || v != nil {
+			t.Errorf("csinode %s drivers: %v (present %v); want null", tt.name, v, ok)
+		}
 	}
 	for _, tt := range []struct {
 		name string
