@@ -248,7 +248,7 @@ func csiNodeDriver(d map[string]any) csiNodeDriverValue {
 	return v
 }
 
-// prepareCSINodeStatus drops a status's storageHealth that the stored
+// prepareCSINodeUpdate drops a status's storageHealth that the stored
 // object does not have (dropDisabledCSINodeFields, CSIVolumeHealth off).
 func prepareCSINodeUpdate(_ context.Context, o, old registry.Object) error {
 	if len(getList(obj(old), "status", "storageHealth")) == 0 {
