@@ -39,6 +39,16 @@ var generation = map[string]bool{
 var returnDeleted = map[string]bool{
 	"/pods": true, "/services": true, "/serviceaccounts": true, "/persistentvolumes": true, "/persistentvolumeclaims": true,
 	"/resourcequotas": true, "/podtemplates": true, "storage.k8s.io/storageclasses": true,
+	"storage.k8s.io/csidrivers": true, "storage.k8s.io/csinodes": true, "storage.k8s.io/volumeattachments": true,
+	"storage.k8s.io/volumeattributesclasses": true,
+}
+
+// conditionalUpdate lists the kinds whose PUT must name a
+// resourceVersion (kube's strategies with AllowUnconditionalUpdate
+// false): without one, 422.
+var conditionalUpdate = map[string]bool{
+	"storage.k8s.io/csidrivers": true, "storage.k8s.io/csinodes": true, "storage.k8s.io/csistoragecapacities": true,
+	"storage.k8s.io/volumeattachments": true, "node.k8s.io/runtimeclasses": true,
 }
 
 // selectable are the field selectors kube's kinds support beyond
@@ -59,10 +69,14 @@ var selectable = map[string][]string{
 
 func (b *behaviours) apply(k *kind, res *registry.Resource) {
 	res.Generation = generation[k.Plural]
+	res.RequireResourceVersion = conditionalUpdate[k.Group+"/"+k.Plural]
 	// Copies: Register keeps its own state in a resource's columns, and
 	// registries may be built concurrently.
 	res.SelectableFields = slices.Clone(selectable[k.Group+"/"+k.Plural])
 	res.Columns = slices.Clone(columns[k.Group+"/"+k.Plural])
+	if c, ok := storageColumns[k.Group+"/"+k.Plural]; ok {
+		res.Columns = slices.Clone(c)
+	}
 	s := &res.Strategy
 	s.ReturnDeletedObject = returnDeleted[k.Group+"/"+k.Plural]
 	switch k.Group + "/" + k.Plural {
@@ -126,6 +140,31 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultStorageClass
 	case "scheduling.k8s.io/priorityclasses":
 		s.Default = defaultPriorityClass
+	// storage.go
+	case "storage.k8s.io/csidrivers":
+		s.Default = defaultCSIDriver
+		s.PrepareForUpdate = prepareCSIDriverUpdate
+		s.ValidateCreate, s.ValidateUpdate = validateCSIDriver, validateCSIDriverUpdate
+		s.WarningsOnCreate, s.WarningsOnUpdate = csiDriverWarnings, csiDriverUpdateWarnings
+	case "storage.k8s.io/csinodes":
+		s.Default, s.Canonicalize = defaultCSINode, canonicalizeCSINode
+		s.PrepareForUpdate = prepareCSINodeUpdate
+		// kube's zero CSINode holds its spec (a struct, required) with
+		// null drivers: a create of either sets no field.
+		res.TypedZero = registry.Object{"metadata": map[string]any{}, "spec": map[string]any{"drivers": nil}, "status": map[string]any{}}
+		s.ValidateCreate, s.ValidateUpdate = validateCSINode, validateCSINodeUpdate
+	case "storage.k8s.io/csistoragecapacities":
+		s.ValidateCreate, s.ValidateUpdate = validateCSIStorageCapacity, validateCSIStorageCapacityUpdate
+		s.WarningsOnCreate = csiStorageCapacityWarnings
+		s.WarningsOnUpdate = func(ctx context.Context, o, _ registry.Object) []string { return csiStorageCapacityWarnings(ctx, o) }
+	case "storage.k8s.io/volumeattachments":
+		s.ValidateCreate, s.ValidateUpdate = validateVolumeAttachment, validateVolumeAttachmentUpdate
+	case "storage.k8s.io/volumeattributesclasses":
+		s.ValidateCreate, s.ValidateUpdate = validateVolumeAttributesClass, validateVolumeAttributesClassUpdate
+	case "node.k8s.io/runtimeclasses":
+		s.ValidateCreate, s.ValidateUpdate = validateRuntimeClass, validateRuntimeClassUpdate
+		s.WarningsOnCreate = runtimeClassWarnings
+		s.WarningsOnUpdate = func(ctx context.Context, o, _ registry.Object) []string { return runtimeClassWarnings(ctx, o) }
 	case "events.k8s.io/events":
 		s.Default = defaultEventsV1
 		s.PrepareForCreate = prepareEventsV1Create

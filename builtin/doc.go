@@ -7,7 +7,9 @@
 // coordination.k8s.io/v1 leases; events.k8s.io/v1 events;
 // discovery.k8s.io/v1 endpointslices; networking.k8s.io/v1 ingresses,
 // ingressclasses, networkpolicies; policy/v1 poddisruptionbudgets;
-// storage.k8s.io/v1 storageclasses; scheduling.k8s.io/v1 priorityclasses —
+// storage.k8s.io/v1 storageclasses, csidrivers, csinodes,
+// csistoragecapacities, volumeattachments, volumeattributesclasses;
+// node.k8s.io/v1 runtimeclasses; scheduling.k8s.io/v1 priorityclasses —
 // as kube-apiserver v1.37 serves them: one job, the kinds' definitions and
 // strategies, registered on a registry.Registry with [Register] (or
 // [Resources] for the definitions alone).
@@ -80,7 +82,12 @@
 // and converted to v1 as kube converts them, what v1 cannot say kept in
 // its annotations (hpaconvert.go); events.k8s.io Events are stored as
 // core v1 Events, with them, and each group reads the other's
-// (eventconvert.go). The
+// (eventconvert.go). The storage and node kinds (storage.go) have kube
+// 1.37's CSIDriver defaults and generation (none on create, one more per
+// spec change), VolumeAttachment and CSINode status through /status
+// alone, PUTs that must name a resourceVersion (kube's
+// AllowUnconditionalUpdate false), and the errors kube 1.37 validates
+// declaratively after its hand-written ones. The
 // conformance module compares the stored objects and 422 causes with the
 // real kube-apiserver's on a corpus of objects; README lists what is not
 // modelled.

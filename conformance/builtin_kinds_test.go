@@ -17,6 +17,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -449,6 +450,60 @@ func builtinKindCases() []kindCase {
 				return &schedulingv1.PriorityClass{ObjectMeta: om(n), Value: 1000, Description: "high"}
 			},
 			func(p *schedulingv1.PriorityClass) { p.Description = "higher" }, nil),
+		crud("csidrivers", func(cs *kubernetes.Clientset, _ string) typedClient[*storagev1.CSIDriver, *storagev1.CSIDriverList] {
+			return cs.StorageV1().CSIDrivers()
+		},
+			func(n, _ string) *storagev1.CSIDriver {
+				return &storagev1.CSIDriver{ObjectMeta: om(n), Spec: storagev1.CSIDriverSpec{AttachRequired: ptrTo(true)}}
+			},
+			func(d *storagev1.CSIDriver) { d.Spec.PodInfoOnMount = ptrTo(true) }, nil),
+		// A CSINode's status (storageHealth) is dropped while CSIVolumeHealth
+		// is off, as kube 1.37 has it: nothing to write through /status.
+		crud("csinodes", func(cs *kubernetes.Clientset, _ string) typedClient[*storagev1.CSINode, *storagev1.CSINodeList] {
+			return cs.StorageV1().CSINodes()
+		},
+			func(n, _ string) *storagev1.CSINode {
+				return &storagev1.CSINode{ObjectMeta: om(n), Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "csi.example.com", NodeID: "node-1", TopologyKeys: []string{"zone"}}}}}
+			},
+			func(c *storagev1.CSINode) {
+				c.Spec.Drivers[0].Allocatable = &storagev1.VolumeNodeResources{Count: ptrTo(int32(8))}
+			}, nil),
+		crud("csistoragecapacities", func(cs *kubernetes.Clientset, ns string) typedClient[*storagev1.CSIStorageCapacity, *storagev1.CSIStorageCapacityList] {
+			return cs.StorageV1().CSIStorageCapacities(ns)
+		},
+			func(n, _ string) *storagev1.CSIStorageCapacity {
+				return &storagev1.CSIStorageCapacity{ObjectMeta: om(n), StorageClassName: "fast", Capacity: ptrTo(resource.MustParse("10Gi")),
+					NodeTopology: &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "a"}}}
+			},
+			func(c *storagev1.CSIStorageCapacity) { c.Capacity = ptrTo(resource.MustParse("5Gi")) }, nil),
+		crud("volumeattachments", func(cs *kubernetes.Clientset, _ string) typedClient[*storagev1.VolumeAttachment, *storagev1.VolumeAttachmentList] {
+			return cs.StorageV1().VolumeAttachments()
+		},
+			func(n, _ string) *storagev1.VolumeAttachment {
+				return &storagev1.VolumeAttachment{ObjectMeta: om(n), Spec: storagev1.VolumeAttachmentSpec{Attacher: "csi.example.com", NodeName: "node-1",
+					Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptrTo("pv-1")}}}
+			},
+			annotateFn[*storagev1.VolumeAttachment],
+			func(v *storagev1.VolumeAttachment) {
+				v.Status.Attached = true
+				v.Status.AttachmentMetadata = map[string]string{"devicePath": "/dev/sdb"}
+			}),
+		crud("volumeattributesclasses", func(cs *kubernetes.Clientset, _ string) typedClient[*storagev1.VolumeAttributesClass, *storagev1.VolumeAttributesClassList] {
+			return cs.StorageV1().VolumeAttributesClasses()
+		},
+			func(n, _ string) *storagev1.VolumeAttributesClass {
+				return &storagev1.VolumeAttributesClass{ObjectMeta: om(n), DriverName: "csi.example.com", Parameters: map[string]string{"iops": "3000"}}
+			},
+			annotateFn[*storagev1.VolumeAttributesClass], nil),
+		crud("runtimeclasses", func(cs *kubernetes.Clientset, _ string) typedClient[*nodev1.RuntimeClass, *nodev1.RuntimeClassList] {
+			return cs.NodeV1().RuntimeClasses()
+		},
+			func(n, _ string) *nodev1.RuntimeClass {
+				return &nodev1.RuntimeClass{ObjectMeta: om(n), Handler: "runc"}
+			},
+			func(r *nodev1.RuntimeClass) {
+				r.Overhead = &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}
+			}, nil),
 	}
 }
 

@@ -108,6 +108,16 @@ var builtinCorpus = []struct {
 	{name: "poddisruptionbudget", resource: "policy/v1/poddisruptionbudgets", body: `{"metadata":{"name":"pdb1"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}`},
 	{name: "storageclass", resource: "storage.k8s.io/v1/storageclasses", body: `{"metadata":{"name":"sc-corpus"},"provisioner":"example.com/disk"}`},
 	{name: "priorityclass", resource: "scheduling.k8s.io/v1/priorityclasses", body: `{"metadata":{"name":"pc-corpus"},"value":1000}`},
+	{name: "csidriver", resource: "storage.k8s.io/v1/csidrivers", body: `{"metadata":{"name":"csid-corpus"},"spec":{"podInfoOnMount":true}}`,
+		update: `{"spec":{"storageCapacity":true}}`},
+	{name: "csidriver attachRequired immutable", resource: "storage.k8s.io/v1/csidrivers", body: `{"metadata":{"name":"csid2-corpus"},"spec":{}}`,
+		update: `{"spec":{"attachRequired":false}}`},
+	{name: "csinode", resource: "storage.k8s.io/v1/csinodes", body: `{"metadata":{"name":"csin-corpus"},"spec":{"drivers":[{"name":"csi.example.com","nodeID":"n1","topologyKeys":["zone"]}]}}`},
+	{name: "csistoragecapacity", resource: "storage.k8s.io/v1/csistoragecapacities", body: `{"metadata":{"name":"csc1"},"storageClassName":"fast","capacity":"0.5Gi","nodeTopology":{"matchLabels":{"zone":"a"}}}`},
+	{name: "volumeattachment", resource: "storage.k8s.io/v1/volumeattachments", body: `{"metadata":{"name":"va-corpus"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"persistentVolumeName":"pv1"}}}`},
+	{name: "volumeattachment inline spec", resource: "storage.k8s.io/v1/volumeattachments", body: `{"metadata":{"name":"va2-corpus"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"inlineVolumeSpec":{"accessModes":["ReadWriteOnce"],"csi":{"driver":"csi.example.com","volumeHandle":"h1"}}}}}`},
+	{name: "volumeattachment inline spec with capacity", resource: "storage.k8s.io/v1/volumeattachments", body: `{"metadata":{"name":"va3-corpus"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"inlineVolumeSpec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"csi":{"driver":"csi.example.com","volumeHandle":"h1"}}}}}`},
+	{name: "runtimeclass", resource: "node.k8s.io/v1/runtimeclasses", body: `{"metadata":{"name":"rc-corpus"},"handler":"runc","overhead":{"podFixed":{"cpu":"0.1"}}}`},
 }
 
 var builtinKubeRuns atomic.Int32
@@ -220,7 +230,8 @@ func asStatus(err error, se *apierrors.APIStatus) bool {
 	return ok
 }
 
-var clusterScoped = map[string]bool{"persistentvolumes": true, "nodes": true, "ingressclasses": true, "storageclasses": true, "priorityclasses": true}
+var clusterScoped = map[string]bool{"persistentvolumes": true, "nodes": true, "ingressclasses": true, "storageclasses": true, "priorityclasses": true,
+	"csidrivers": true, "csinodes": true, "volumeattachments": true, "volumeattributesclasses": true, "runtimeclasses": true}
 
 var corpusKinds = map[string]string{
 	"pods": "Pod", "deployments": "Deployment", "statefulsets": "StatefulSet", "replicasets": "ReplicaSet", "daemonsets": "DaemonSet",
@@ -230,6 +241,8 @@ var corpusKinds = map[string]string{
 	"podtemplates": "PodTemplate", "controllerrevisions": "ControllerRevision", "horizontalpodautoscalers": "HorizontalPodAutoscaler",
 	"endpointslices": "EndpointSlice", "ingresses": "Ingress", "ingressclasses": "IngressClass", "networkpolicies": "NetworkPolicy",
 	"poddisruptionbudgets": "PodDisruptionBudget", "storageclasses": "StorageClass", "priorityclasses": "PriorityClass",
+	"csidrivers": "CSIDriver", "csinodes": "CSINode", "csistoragecapacities": "CSIStorageCapacity", "volumeattachments": "VolumeAttachment",
+	"volumeattributesclasses": "VolumeAttributesClass", "runtimeclasses": "RuntimeClass",
 }
 
 var (

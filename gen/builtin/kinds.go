@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -61,6 +62,12 @@ var kinds = []kind{
 	{"networking.k8s.io", "v1", "networkpolicies", networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}},
 	{"policy", "v1", "poddisruptionbudgets", policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}},
 	{"storage.k8s.io", "v1", "storageclasses", storagev1.StorageClass{}, storagev1.StorageClassList{}},
+	{"storage.k8s.io", "v1", "csidrivers", storagev1.CSIDriver{}, storagev1.CSIDriverList{}},
+	{"storage.k8s.io", "v1", "csinodes", storagev1.CSINode{}, storagev1.CSINodeList{}},
+	{"storage.k8s.io", "v1", "csistoragecapacities", storagev1.CSIStorageCapacity{}, storagev1.CSIStorageCapacityList{}},
+	{"storage.k8s.io", "v1", "volumeattachments", storagev1.VolumeAttachment{}, storagev1.VolumeAttachmentList{}},
+	{"storage.k8s.io", "v1", "volumeattributesclasses", storagev1.VolumeAttributesClass{}, storagev1.VolumeAttributesClassList{}},
+	{"node.k8s.io", "v1", "runtimeclasses", nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}},
 	{"scheduling.k8s.io", "v1", "priorityclasses", schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}},
 }
 
