@@ -55,6 +55,7 @@ var selectable = map[string][]string{
 	"/replicationcontrollers": {"status.replicas"},
 	"apps/replicasets":        {"status.replicas"},
 	"batch/jobs":              {"status.successful"},
+	"certificates.k8s.io/certificatesigningrequests": {"spec.signerName"},
 }
 
 func (b *behaviours) apply(k *kind, res *registry.Resource) {
@@ -126,6 +127,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.Default = defaultStorageClass
 	case "scheduling.k8s.io/priorityclasses":
 		s.Default = defaultPriorityClass
+	case "certificates.k8s.io/certificatesigningrequests":
+		csrStrategy(res, b.reg)
 	case "events.k8s.io/events":
 		s.Default = defaultEventsV1
 		s.PrepareForCreate = prepareEventsV1Create

@@ -7,7 +7,8 @@
 // coordination.k8s.io/v1 leases; events.k8s.io/v1 events;
 // discovery.k8s.io/v1 endpointslices; networking.k8s.io/v1 ingresses,
 // ingressclasses, networkpolicies; policy/v1 poddisruptionbudgets;
-// storage.k8s.io/v1 storageclasses; scheduling.k8s.io/v1 priorityclasses —
+// storage.k8s.io/v1 storageclasses; scheduling.k8s.io/v1 priorityclasses;
+// certificates.k8s.io/v1 certificatesigningrequests —
 // as kube-apiserver v1.37 serves them: one job, the kinds' definitions and
 // strategies, registered on a registry.Registry with [Register] (or
 // [Resources] for the definitions alone).
@@ -80,7 +81,11 @@
 // and converted to v1 as kube converts them, what v1 cannot say kept in
 // its annotations (hpaconvert.go); events.k8s.io Events are stored as
 // core v1 Events, with them, and each group reads the other's
-// (eventconvert.go). The
+// (eventconvert.go). CertificateSigningRequests (csr.go) record who
+// asks, keep their spec, take approval conditions through /approval
+// alone and the certificate through /status, with kube's PEM, signer and
+// condition checks and the approve and sign authorization its admission
+// plugins ask for (registry.Registry.Authorize). The
 // conformance module compares the stored objects and 422 causes with the
 // real kube-apiserver's on a corpus of objects; README lists what is not
 // modelled.

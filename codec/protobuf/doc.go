@@ -61,7 +61,7 @@
 //	runtime.RawExtension  any JSON value, kept as its JSON bytes in raw
 //	resource.Quantity     "100m" (as given; not canonicalised)
 //	intstr.IntOrString    80 or "http"
-//	ExtraValue            ["a", "b"]: authentication.v1 and authorization.v1
+//	ExtraValue            ["a", "b"]: authentication.v1, authorization.v1 and certificates.v1
 //	                      ExtraValue, authentication.v1 AttestationValue
 //	                      (repeated string items = 1; empty is null, as Go's nil)
 //	apiextensions.v1.JSON any JSON value, kept as its JSON bytes in raw

@@ -8,6 +8,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -62,6 +63,7 @@ var kinds = []kind{
 	{"policy", "v1", "poddisruptionbudgets", policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}},
 	{"storage.k8s.io", "v1", "storageclasses", storagev1.StorageClass{}, storagev1.StorageClassList{}},
 	{"scheduling.k8s.io", "v1", "priorityclasses", schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}},
+	{"certificates.k8s.io", "v1", "certificatesigningrequests", certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{}},
 }
 
 // extraMessages are messages the protobuf files hold besides the kinds':
