@@ -32,6 +32,9 @@ import (
 //	                             conditions are kept; needs "sign" when the
 //	                             certificate or the conditions change
 //
+// (/approval and /status write metadata too: kube's CSR strategies do
+// not reset it.)
+//
 // An approval stamps lastUpdateTime on conditions without one, and
 // lastTransitionTime from the stored condition of the same type and
 // status, or now:
@@ -130,15 +133,11 @@ func prepareCSRUpdate(ctx context.Context, o, old registry.Object) error {
 	case "approval":
 		st := ensureMap(m, "status")
 		stampConditions(ctx, st, getMap(prev, "status"))
-		conditions, has := st["conditions"]
 		next, _ := clone(prev["status"]).(map[string]any)
 		if next == nil {
 			next = map[string]any{}
 		}
-		setOrDelete(next, "conditions", conditions)
-		if !has {
-			delete(next, "conditions")
-		}
+		setOrDelete(next, "conditions", st["conditions"])
 		m["status"] = next
 	}
 	return nil
