@@ -198,8 +198,8 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 		} else {
 			delete(next, "status")
 		}
-		if res.Strategy.StatusWritesMetadata {
-			next["metadata"] = obj["metadata"]
+		if md, ok := obj["metadata"].(map[string]any); ok && res.Strategy.StatusWritesMetadata {
+			next["metadata"] = md
 		}
 		if mf, ok := obj.Meta()["managedFields"]; ok && track == nil {
 			// An apply to /status: its field manager has recorded it.

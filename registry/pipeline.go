@@ -366,8 +366,8 @@ func (r *Registry) trackSent(ctx context.Context, res *Resource, old, obj, sent 
 		if _, ok := sent["status"]; !ok {
 			delete(next, "status")
 		}
-		if res.Strategy.StatusWritesMetadata {
-			next["metadata"] = sent["metadata"]
+		if md, ok := sent["metadata"].(map[string]any); ok && res.Strategy.StatusWritesMetadata {
+			next["metadata"] = md
 		}
 		sent = next
 	case res.Status && old != nil:
