@@ -64,7 +64,7 @@ var allowed = map[string][]string{
 	"serve": {"registry/request"},
 	// The built-in Kubernetes kinds (pods, deployments, …) from data
 	// gen/builtin generates; registered on a Registry like any kind.
-	"builtin": {"registry", "registry/request", "schema", "codec/protobuf", "internal/validation"},
+	"builtin": {"registry", "registry/request", "registry/authz", "schema", "codec/protobuf", "internal/validation"},
 }
 
 // The third-party modules the core module may use (the design card).

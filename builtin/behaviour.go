@@ -65,6 +65,7 @@ var selectable = map[string][]string{
 	"/replicationcontrollers": {"status.replicas"},
 	"apps/replicasets":        {"status.replicas"},
 	"batch/jobs":              {"status.successful"},
+	"certificates.k8s.io/certificatesigningrequests": {"spec.signerName"},
 }
 
 func (b *behaviours) apply(k *kind, res *registry.Resource) {
@@ -165,6 +166,8 @@ func (b *behaviours) apply(k *kind, res *registry.Resource) {
 		s.ValidateCreate, s.ValidateUpdate = validateRuntimeClass, validateRuntimeClassUpdate
 		s.WarningsOnCreate = runtimeClassWarnings
 		s.WarningsOnUpdate = func(ctx context.Context, o, _ registry.Object) []string { return runtimeClassWarnings(ctx, o) }
+	case "certificates.k8s.io/certificatesigningrequests":
+		csrStrategy(res, b.reg)
 	case "events.k8s.io/events":
 		s.Default = defaultEventsV1
 		s.PrepareForCreate = prepareEventsV1Create

@@ -9,7 +9,8 @@
 // ingressclasses, networkpolicies; policy/v1 poddisruptionbudgets;
 // storage.k8s.io/v1 storageclasses, csidrivers, csinodes,
 // csistoragecapacities, volumeattachments, volumeattributesclasses;
-// node.k8s.io/v1 runtimeclasses; scheduling.k8s.io/v1 priorityclasses —
+// node.k8s.io/v1 runtimeclasses; scheduling.k8s.io/v1 priorityclasses;
+// certificates.k8s.io/v1 certificatesigningrequests —
 // as kube-apiserver v1.37 serves them: one job, the kinds' definitions and
 // strategies, registered on a registry.Registry with [Register] (or
 // [Resources] for the definitions alone).
@@ -87,7 +88,11 @@
 // spec change), VolumeAttachment and CSINode status through /status
 // alone, PUTs that must name a resourceVersion (kube's
 // AllowUnconditionalUpdate false), and the errors kube 1.37 validates
-// declaratively after its hand-written ones. The
+// declaratively after its hand-written ones. CertificateSigningRequests
+// (csr.go) record who asks, keep their spec, take approval conditions through /approval
+// alone and the certificate through /status, with kube's PEM, signer and
+// condition checks and the approve and sign authorization its admission
+// plugins ask for (registry.Registry.Authorize). The
 // conformance module compares the stored objects and 422 causes with the
 // real kube-apiserver's on a corpus of objects; README lists what is not
 // modelled.

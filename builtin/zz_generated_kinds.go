@@ -191,4 +191,11 @@ var kinds = []kind{
 	{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", Plural: "priorityclasses", Singular: "priorityclass", Namespaced: false,
 		ShortNames: []string{"pc"}, Categories: nil, Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
 		Schema: "io.k8s.api.scheduling.v1.PriorityClass", Message: "k8s.io.api.scheduling.v1.PriorityClass", ListMessage: "k8s.io.api.scheduling.v1.PriorityClassList"},
+	{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest", Plural: "certificatesigningrequests", Singular: "certificatesigningrequest", Namespaced: false,
+		ShortNames: []string{"csr"}, Categories: nil, Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
+		Subresources: []subresource{
+			{Name: "approval", Group: "", Version: "", Kind: "CertificateSigningRequest", Verbs: []string{"get", "patch", "update"}},
+			{Name: "status", Group: "", Version: "", Kind: "CertificateSigningRequest", Verbs: []string{"get", "patch", "update"}},
+		},
+		Schema: "io.k8s.api.certificates.v1.CertificateSigningRequest", Message: "k8s.io.api.certificates.v1.CertificateSigningRequest", ListMessage: "k8s.io.api.certificates.v1.CertificateSigningRequestList"},
 }

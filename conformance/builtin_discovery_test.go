@@ -16,7 +16,7 @@ import (
 
 // modelledSubresources are the subresources of the built-in kinds kapi
 // serves (README lists the others).
-var modelledSubresources = []string{"status", "scale", "binding", "eviction", "token"}
+var modelledSubresources = []string{"status", "scale", "binding", "eviction", "token", "approval"}
 
 // Every built-in kind's discovery entry beside kube-apiserver's: kind,
 // scope, singular, short names, categories and verbs; its subresources

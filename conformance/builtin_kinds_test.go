@@ -4,14 +4,22 @@ package conformance
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -504,8 +512,32 @@ func builtinKindCases() []kindCase {
 			func(r *nodev1.RuntimeClass) {
 				r.Overhead = &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}
 			}, nil),
+		crud("certificatesigningrequests", func(cs *kubernetes.Clientset, _ string) typedClient[*certificatesv1.CertificateSigningRequest, *certificatesv1.CertificateSigningRequestList] {
+			return cs.CertificatesV1().CertificateSigningRequests()
+		},
+			func(n, _ string) *certificatesv1.CertificateSigningRequest {
+				return &certificatesv1.CertificateSigningRequest{ObjectMeta: om(n), Spec: certificatesv1.CertificateSigningRequestSpec{
+					Request: csrPEM(), SignerName: "example.com/signer", Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}}}
+			},
+			annotateFn[*certificatesv1.CertificateSigningRequest],
+			func(c *certificatesv1.CertificateSigningRequest) {
+				c.Status.Conditions = append(c.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: "Pending", Status: corev1.ConditionTrue, Reason: "Waiting"})
+			}),
 	}
 }
+
+// csrPEM is a PEM PKCS#10 request for CN=conformance, made once.
+var csrPEM = sync.OnceValue(func() []byte {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil // the create then fails with kube's message
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "conformance"}}, key)
+	if err != nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+})
 
 func annotateFn[T metav1.Object](o T) { annotate(o) }
 

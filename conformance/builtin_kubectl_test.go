@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -95,6 +96,14 @@ note: Scaled up
 type: Normal
 series: {count: 2, lastObservedTime: "2026-01-03T00:10:00.000000Z"}
 `, ns)))
+	// A CertificateSigningRequest (cluster-scoped: named after the run),
+	// approved as a cluster admin approves one.
+	csrName := ns + "-csr"
+	csr := writeTemp(t, "csr.yaml", []byte(fmt.Sprintf(`apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: %s}
+spec: {request: %s, signerName: example.com/signer, usages: [client auth], expirationSeconds: 86400}
+`, csrName, base64.StdEncoding.EncodeToString(csrPEM()))))
 
 	// Commands a new user runs, in order; each must succeed on both.
 	commands := [][]string{
@@ -114,6 +123,8 @@ series: {count: 2, lastObservedTime: "2026-01-03T00:10:00.000000Z"}
 		{"-n", ns, "apply", "-f", events},
 		{"-n", ns, "set", "image", "deployment/web", "nginx=nginx:1.28"},
 		{"-n", ns, "scale", "deployment/web", "--replicas=3"},
+		{"apply", "-f", csr},
+		{"certificate", "approve", csrName},
 		{"-n", ns, "get", "all"},
 		{"-n", ns, "describe", "pod", "p"},
 		{"-n", ns, "describe", "deployment", "web"},
@@ -171,6 +182,11 @@ series: {count: 2, lastObservedTime: "2026-01-03T00:10:00.000000Z"}
 		{"-n", ns, "get", "statefulsets,daemonsets,replicationcontrollers"},
 		{"-n", ns, "get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image} {.spec.replicas} {.metadata.generation}"},
 		{"-n", ns, "get", "secret", "t", "-o", "jsonpath={.type}"},
+		// (get csr's REQUESTOR is the user, admin on one side and
+		// anonymous on the other here: the corpus compares the Table,
+		// builtin-certificates.yaml.)
+		{"get", "csr", csrName, "-o", "jsonpath={.spec.signerName} {.status.conditions[0].type} {.status.conditions[0].reason} {.status.conditions[0].message}"},
+		{"explain", "csr.spec.signerName"},
 	}
 	for _, c := range same {
 		t.Run(strings.Join(c, " "), func(t *testing.T) {

@@ -1,11 +1,20 @@
 package conformance
 
 import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"slices"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,9 +27,10 @@ import (
 )
 
 // The built-in subresources that write, through the typed clientset
-// (protobuf bodies): pods/binding, pods/eviction and
+// (protobuf bodies): pods/binding, pods/eviction,
 // serviceaccounts/token, whose token the server's authenticator accepts
-// as the service account.
+// as the service account, jobs/status, and a CertificateSigningRequest's
+// approval and status.
 func TestBuiltinSubresources(t *testing.T) {
 	t.Parallel()
 	srv, ca := authServer(t, server.Auth{TokenAuthFile: writeTemp(t, "tokens.csv", []byte(refTokens))})
@@ -221,6 +231,66 @@ func TestBuiltinSubresources(t *testing.T) {
 		}
 		if got.Status.CompletionTime == nil || len(got.Status.Conditions) != 2 {
 			t.Errorf("stored status: completionTime %v, %d conditions; want set and 2", got.Status.CompletionTime, len(got.Status.Conditions))
+		}
+	})
+
+	// A CSR through the typed clientset (protobuf): created (the
+	// requestor is who sends it), approved with UpdateApproval as
+	// kubectl certificate approve does, its certificate written with
+	// UpdateStatus as a signer does, read back.
+	t.Run("csr approval and certificate", func(t *testing.T) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "alice"}}, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "alice"}}
+		cder, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cder})
+		csrs := admin.CertificatesV1().CertificateSigningRequests()
+		expiry := int32(3600)
+		c, err := csrs.Create(ctx, &certificatesv1.CertificateSigningRequest{ObjectMeta: om("typed-csr"), Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			SignerName: "example.com/signer", Usages: []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}, ExpirationSeconds: &expiry,
+			Username: "root", Extra: map[string]certificatesv1.ExtraValue{"a": {"b"}},
+		}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Spec.Username != "admin" || c.Spec.UID != "uid-admin" || !slices.Contains(c.Spec.Groups, "system:masters") || c.Spec.Extra != nil {
+			t.Errorf("requestor %q %q %v %v; want admin's, no extra", c.Spec.Username, c.Spec.UID, c.Spec.Groups, c.Spec.Extra)
+		}
+		c.Status.Conditions = append(c.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "KubectlApprove", Message: "This CSR was approved by kubectl certificate approve.",
+		})
+		c.Status.Certificate = cert // /approval keeps the stored (empty) certificate
+		c, err = csrs.UpdateApproval(ctx, c.Name, c, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatalf("approve: %v", err)
+		}
+		if len(c.Status.Conditions) != 1 || c.Status.Conditions[0].LastUpdateTime.IsZero() || c.Status.Certificate != nil {
+			t.Errorf("approved: conditions %v, certificate %d bytes; want Approved with its time, none", c.Status.Conditions, len(c.Status.Certificate))
+		}
+		c.Status.Certificate = cert
+		if _, err := csrs.UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("certificate: %v", err)
+		}
+		got, err := csrs.Get(ctx, c.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Status.Certificate, cert) || len(got.Status.Conditions) != 1 || got.Status.Conditions[0].Type != certificatesv1.CertificateApproved || *got.Spec.ExpirationSeconds != expiry {
+			t.Errorf("read back: certificate %d bytes, conditions %v, expiration %v; want the certificate, Approved, 3600", len(got.Status.Certificate), got.Status.Conditions, got.Spec.ExpirationSeconds)
+		}
+		got.Status.Conditions = append(got.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue})
+		if _, err := csrs.UpdateApproval(ctx, got.Name, got, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
+			t.Errorf("approve and deny: got %v; want Invalid", err)
 		}
 	})
 }

@@ -42,6 +42,15 @@ func errUnauthorized() *StatusError {
 
 // authorize asks the authorizer whether u may do what a asks: nil, or
 // kube's 403.
+// Authorize asks the registry's authorizer (Options.Authorizer; allow
+// all when unset) about a, for a check a strategy makes beyond the
+// request's own route, as kube's admission plugins ask their authorizer:
+// a CertificateSigningRequest's approval needs "approve" on
+// certificates.k8s.io signers named by its signerName.
+func (r *Registry) Authorize(ctx context.Context, a authz.Attributes) (authz.Decision, string, error) {
+	return r.authorizer.Authorize(ctx, a)
+}
+
 func (r *Registry) authorize(ctx context.Context, a authz.Attributes) error {
 	d, reason, err := r.authorizer.Authorize(ctx, a)
 	if d == authz.Allow {

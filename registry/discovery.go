@@ -257,11 +257,14 @@ func (res *Resource) subresourceNames() []string {
 	if res.Scale != nil {
 		out = append(out, "scale")
 	}
-	custom := make([]string, 0, len(res.Subresources)+len(res.UpdateSubresources))
+	custom := make([]string, 0, len(res.Subresources)+len(res.UpdateSubresources)+len(res.StatusSubresources))
 	for name := range res.Subresources {
 		custom = append(custom, name)
 	}
 	custom = append(custom, res.UpdateSubresources...)
+	if res.Status {
+		custom = append(custom, res.StatusSubresources...)
+	}
 	sort.Strings(custom)
 	out = append(out, custom...)
 	if !res.Custom {

@@ -253,7 +253,7 @@ func validateSchema(ctx context.Context, res *Resource, obj, old Object, sub str
 	switch {
 	case old == nil:
 		errs = res.Schema.Validate(map[string]any(obj))
-	case sub == "status":
+	case res.writesStatus(sub):
 		errs = res.Schema.ValidateStatusUpdate(obj, old)
 	default:
 		errs = res.Schema.ValidateUpdate(map[string]any(obj), map[string]any(old))

@@ -161,6 +161,11 @@ func (r *Registry) prepareCreate(ctx context.Context, res *Resource, obj Object,
 	if res.Strategy.Canonicalize != nil {
 		res.Strategy.Canonicalize(ctx, obj)
 	}
+	if res.Strategy.Admit != nil {
+		if err := res.Strategy.Admit(ctx, obj, nil); err != nil {
+			return nil, err
+		}
+	}
 	return obj, nil
 }
 
@@ -185,13 +190,16 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 			delete(obj.Meta(), "managedFields")
 		}
 	}
-	if sub == "status" {
+	if res.writesStatus(sub) {
 		// A status write changes the status alone (kube's status strategy).
 		next := old.deepCopy()
 		if st, ok := obj["status"]; ok {
 			next["status"] = st
 		} else {
 			delete(next, "status")
+		}
+		if md, ok := obj["metadata"].(map[string]any); ok && res.Strategy.StatusWritesMetadata {
+			next["metadata"] = md
 		}
 		if mf, ok := obj.Meta()["managedFields"]; ok && track == nil {
 			// An apply to /status: its field manager has recorded it.
@@ -262,7 +270,7 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	}
 	errs := r.validateMeta(ctx, res, obj)
 	errs = append(errs, validateSchema(ctx, res, obj, old, sub)...)
-	errs = append(errs, validateScale(res, obj, sub == "status")...)
+	errs = append(errs, validateScale(res, obj, res.writesStatus(sub))...)
 	if res.Strategy.ValidateUpdate != nil {
 		errs = append(errs, res.Strategy.ValidateUpdate(ctx, obj, old)...)
 	}
@@ -276,6 +284,11 @@ func (r *Registry) prepareUpdate(ctx context.Context, res *Resource, obj, old Ob
 	}
 	if res.Strategy.Canonicalize != nil {
 		res.Strategy.Canonicalize(ctx, obj)
+	}
+	if res.Strategy.Admit != nil {
+		if err := res.Strategy.Admit(ctx, obj, old); err != nil {
+			return nil, err
+		}
 	}
 	return obj, nil
 }

@@ -360,11 +360,14 @@ func (r *Registry) trackSent(ctx context.Context, res *Resource, old, obj, sent 
 		return r.track(ctx, res, old, obj, manager, sub)
 	}
 	switch {
-	case sub == "status" && old != nil:
+	case res.writesStatus(sub) && old != nil:
 		next := old.deepCopy()
 		next["status"] = sent["status"]
 		if _, ok := sent["status"]; !ok {
 			delete(next, "status")
+		}
+		if md, ok := sent["metadata"].(map[string]any); ok && res.Strategy.StatusWritesMetadata {
+			next["metadata"] = md
 		}
 		sent = next
 	case res.Status && old != nil:

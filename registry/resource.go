@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -31,6 +32,18 @@ type Resource struct {
 	// Status enables the status subresource: the main resource ignores
 	// changes to .status, /status ignores everything else.
 	Status bool
+	// StatusSubresources are subresources served as status is, with
+	// Status set: get, update and patch (apply too) of the whole object,
+	// whose writes change its status alone. The strategy tells them
+	// apart by the request's subresource (request.InfoFrom(ctx)) and
+	// narrows what each may change, as kube's
+	// certificatesigningrequests/approval, whose writes keep all of the
+	// status but its conditions:
+	//
+	//	PUT …/certificatesigningrequests/c/approval {spec: X, status: {conditions: [Approved]}}
+	//	  → spec and metadata as stored; status as sent (then the strategy's
+	//	    PrepareForUpdate keeps the stored status.certificate)
+	StatusSubresources []string
 	// Scale enables the scale subresource (autoscaling/v1 Scale).
 	Scale *Scale
 	// Subresources are user-defined subresource handlers, by name.
@@ -191,10 +204,23 @@ func newMergeSchema(s *schema.Schema) *schema.Schema {
 // (kube's GetResetFields): with a status subresource the main resource
 // does not own status, and /status owns nothing else.
 func (r *Resource) resetFields() map[string][]string {
+	if r.Strategy.ResetFields != nil {
+		return r.Strategy.ResetFields
+	}
 	if !r.Status {
 		return nil
 	}
-	return map[string][]string{"": {"status"}, "status": {"metadata", "spec"}}
+	out := map[string][]string{"": {"status"}, "status": {"metadata", "spec"}}
+	for _, sub := range r.StatusSubresources {
+		out[sub] = out["status"]
+	}
+	return out
+}
+
+// writesStatus reports whether a write to subresource sub writes the
+// object's status alone: sub is status or one of StatusSubresources.
+func (r *Resource) writesStatus(sub string) bool {
+	return r.Status && sub != "" && (sub == "status" || slices.Contains(r.StatusSubresources, sub))
 }
 
 // Scale maps the autoscaling/v1 Scale subresource onto an object.
@@ -240,10 +266,31 @@ type Strategy struct {
 	// generated from generateName: Default and the manager's tracking
 	// run before the name is made, as in kube.
 	Canonicalize func(ctx context.Context, obj Object)
+	// Admit checks a valid, canonical write, on create (old nil) and
+	// update, before admission hooks and webhooks: the kind's own
+	// validating admission, as kube's built-in plugins (a
+	// CertificateSigningRequest's approval needs "approve" on its
+	// signer: Registry.Authorize). Its error fails the write as it is
+	// (a *StatusError chooses the answer, usually 403).
+	Admit func(ctx context.Context, obj, old Object) error
 	// WarningsOnCreate and WarningsOnUpdate return warnings for a valid
 	// write, sent as Warning headers (any hook may also call Warn).
 	WarningsOnCreate func(ctx context.Context, obj Object) []string
 	WarningsOnUpdate func(ctx context.Context, obj, old Object) []string
+
+	// StatusWritesMetadata makes the status subresources (status and
+	// Resource.StatusSubresources) write the sent metadata too, not the
+	// stored one (its immutable fields stay), as kube's strategies that
+	// do not call ResetObjectMetaForStatus: a CertificateSigningRequest's
+	// labels change through /status and /approval.
+	StatusWritesMetadata bool
+	// ResetFields, when set, replaces the fields each endpoint's writes
+	// reset rather than set, by subresource ("" the main resource;
+	// dotted paths), kube's GetResetFields: a manager of that endpoint
+	// owns none of them. Unset, a resource with a status subresource
+	// has {"": {"status"}, "status": {"metadata", "spec"}} (and each of
+	// StatusSubresources as status).
+	ResetFields map[string][]string
 
 	// NoDeleteCollection: the kind has no deletecollection verb (kube's
 	// namespaces); a DELETE of its collection answers 405.

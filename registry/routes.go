@@ -89,7 +89,7 @@ func endpointOf(res *Resource, name, sub string) (endpoint, bool) {
 		return collection, true
 	case sub == "":
 		return item, true
-	case sub == "status" && res.Status:
+	case res.writesStatus(sub):
 		return statusSub, true
 	case sub == "scale" && res.Scale != nil:
 		return scaleSub, true
@@ -187,7 +187,7 @@ func (res *Resource) routes() []route {
 		subs = map[endpoint][]string{reviews: {""}}
 	}
 	if res.Status {
-		subs[statusSub] = []string{"status"}
+		subs[statusSub] = append([]string{"status"}, res.StatusSubresources...)
 	}
 	if res.Scale != nil {
 		subs[scaleSub] = []string{"scale"}

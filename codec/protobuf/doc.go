@@ -61,10 +61,12 @@
 //	runtime.RawExtension  any JSON value, kept as its JSON bytes in raw
 //	resource.Quantity     "100m" (as given; not canonicalised)
 //	intstr.IntOrString    80 or "http"
-//	ExtraValue            ["a", "b"]: authentication.v1 and authorization.v1
+//	ExtraValue            ["a", "b"]: authentication.v1, authorization.v1 and certificates.v1
 //	                      ExtraValue, authentication.v1 AttestationValue,
 //	                      meta.v1 Verbs (APIResource.verbs)
-//	                      (repeated string items = 1; empty is null, as Go's nil)
+//	                      (repeated string items = 1; empty is null, as Go's nil,
+//	                      but [] as a map's value, which gogo always writes
+//	                      and reads back as ExtraValue{})
 //	apiextensions.v1.JSON any JSON value, kept as its JSON bytes in raw
 //
 // Three apiextensions.v1 messages are unions: their JSON is a value of one

@@ -238,6 +238,9 @@ func (f *field) appendEntry(dst []byte, k string, v any, depth int) ([]byte, *Er
 	if v == nil && f.val.msg != nil && !nullMessage(f.val.msg.special) {
 		v = map[string]any{}
 	}
+	if v == nil && f.val.msg != nil && f.val.msg.special == stringList {
+		v = []any{} // gogo writes a nil ExtraValue as an empty message
+	}
 	if v != nil {
 		if dst, err = f.val.appendValue(dst, v, true, depth); err != nil {
 			return nil, err

@@ -49,6 +49,7 @@ var specials = map[protoreflect.FullName]special{
 	"k8s.io.api.authentication.v1.AttestationValue": stringList,
 	"k8s.io.api.authorization.v1.ExtraValue":        stringList,
 	metaV1 + "Verbs":                                stringList, // APIResource.verbs
+	"k8s.io.api.certificates.v1.ExtraValue":         stringList,
 	// apiextensions' JSON holds any JSON value as its bytes, as RawExtension.
 	apiextV1 + "JSON":                         rawExt,
 	apiextV1 + "JSONSchemaPropsOrArray":       orArray,

@@ -109,6 +109,11 @@ func (f *field) decodeInto(d *decoder, obj map[string]any, typ protowire.Type, b
 		if err != nil {
 			return nil, err
 		}
+		if v == nil && f.val.msg != nil && f.val.msg.special == stringList {
+			// gogo reads a map's ExtraValue into a new ExtraValue{}:
+			// empty (or absent), it is [], not null.
+			v = []any{}
+		}
 		m, _ := obj[f.name].(map[string]any)
 		if m == nil {
 			m = map[string]any{}

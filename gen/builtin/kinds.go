@@ -8,6 +8,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -69,6 +70,7 @@ var kinds = []kind{
 	{"storage.k8s.io", "v1", "volumeattributesclasses", storagev1.VolumeAttributesClass{}, storagev1.VolumeAttributesClassList{}},
 	{"node.k8s.io", "v1", "runtimeclasses", nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}},
 	{"scheduling.k8s.io", "v1", "priorityclasses", schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}},
+	{"certificates.k8s.io", "v1", "certificatesigningrequests", certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{}},
 }
 
 // extraMessages are messages the protobuf files hold besides the kinds':

@@ -183,6 +183,12 @@ func (g *protoGen) fieldType(f *protoFile, t reflect.Type, omitempty bool, tag r
 	}
 	switch t.Kind() {
 	case reflect.Slice:
+		if t.Name() != "" && t.Elem().Kind() == reflect.String && !ptr {
+			// A named []string (certificates.k8s.io/v1's ExtraValue):
+			// gogo's message of one repeated string, field 1 "items"
+			// (codec/protobuf's stringList reads it as a JSON array).
+			return g.stringList(f, t), false, nil
+		}
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "bytes", ptr || !omitempty, nil
 		}
@@ -244,6 +250,19 @@ func (g *protoGen) fieldType(f *protoFile, t reflect.Type, omitempty bool, tag r
 		return "float", optional, nil
 	}
 	return "", false, fmt.Errorf("unsupported type %s", t)
+}
+
+// stringList generates the message of a named []string type t, as gogo
+// writes it, and returns its name as a field of file f names it.
+func (g *protoGen) stringList(f *protoFile, t reflect.Type) string {
+	if !handWritten[t.PkgPath()] {
+		g.file(t.PkgPath()).messages[t.Name()] = "message " + t.Name() + " {\n  repeated string items = 1;\n}\n"
+	}
+	if t.PkgPath() != f.pkg {
+		f.imports[protoImport(t)] = true
+		return protoPackage(t.PkgPath()) + "." + t.Name()
+	}
+	return t.Name()
 }
 
 // protoImport is the file that defines the message of struct t.
