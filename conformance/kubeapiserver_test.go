@@ -21,11 +21,15 @@ import (
 
 // refTokens is the token file of the tests that compare with
 // kube-apiserver: an admin in system:masters, alice in no group (the
-// three-column form), bob in group dev and carol (who impersonates).
+// three-column form), bob in group dev, carol (who impersonates) and dana,
+// the user cluster-wide corpus cases bind cluster roles to (the shared
+// kube-apiserver keeps them: alice's rules, which TestRBACAsKube lists,
+// stay the namespaces' own).
 const refTokens = `admin-token,admin,uid-admin,"system:masters"
 alice-token,alice,uid-alice
 bob-token,bob,uid-bob,"dev"
 carol-token,carol,uid-carol
+dana-token,dana,uid-dana
 `
 
 // kubeAPIServerStartTimeout bounds the first start: building the binary

@@ -248,10 +248,12 @@ func (r *Registry) patchObject(ctx context.Context, res *Resource, ns, name, sub
 			}
 			po := o
 			po.duplicates = append(slices.Clip(o.duplicates), dups...)
-			if patchType != patchSMP { // kube decodes a strategic merge's result otherwise
-				if err := checkPatched(ctx, res, obj, po, patchType, body); err != nil {
-					return nil, err
-				}
+			check := func() error { return checkPatched(ctx, res, obj, po, patchType, body) }
+			if patchType == patchSMP { // kube converts a strategic merge's result instead
+				check = func() error { return checkStrategicPatched(res, obj, body) }
+			}
+			if err := check(); err != nil {
+				return nil, err
 			}
 			var refuse func(string) error // Strict's, which quotes the patched object
 			if o.fieldValidation == fieldStrict {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kapi-dev/kapi/registry/internal/gojson"
 	"github.com/kapi-dev/kapi/registry/internal/jsonobj"
 )
 
@@ -20,6 +21,13 @@ import (
 //     (a merge patch {"metadata":{"labels":"x"}} gives ` "" is invalid:
 //     patch: Invalid value: "{...}": json: cannot unmarshal string into Go
 //     struct field ObjectMeta.labels of type map[string]string`);
+//   - a built-in kind's patched object its Go types cannot hold is the
+//     same 422, with encoding/json's message for the first error in the
+//     patched JSON (a merge patch {"spec":{"replicas":"x"}} of a
+//     Deployment: `json: cannot unmarshal string into Go struct field
+//     DeploymentSpec.spec.replicas of type int32`), whatever the
+//     subresource: kube decodes the whole object before a /status write
+//     drops its spec;
 //   - a custom resource patched to another apiVersion is refused by its
 //     type check, 422 on field apiVersion ("must be example.com/v1"), and
 //     kind when that changed too; another version of its own group and
@@ -29,7 +37,9 @@ import (
 // o is the write's options (its field validation), pt and body the
 // patch; nil means fine. For a built-in kind, the metadata error names
 // its field by its path (ObjectMeta.metadata.labels), and the quote keeps
-// the typed object's field order where the patch did not go (writeV4).
+// the typed object's metadata in its field order where the patch did not
+// go (writeV4; the rest of the object in name order, where kube keeps its
+// Go field order).
 func checkPatched(ctx context.Context, res *Resource, obj Object, o writeOptions, pt string, body []byte) error {
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if msg := objectMetaDecodeError(md); msg != "" {
@@ -41,6 +51,20 @@ func checkPatched(ctx context.Context, res *Resource, obj Object, o writeOptions
 			var buf bytes.Buffer
 			writeV4(&buf, map[string]any(obj), nil, v4Touched(pt, body), typedJSON)
 			return patchInvalid(buf.String(), strings.Replace(msg, "Go struct field ObjectMeta.", "Go struct field ObjectMeta.metadata.", 1))
+		}
+	}
+	if !res.Custom && res.Protobuf != nil && res.Schema != nil {
+		var quoted []byte
+		patchedJSON := func() ([]byte, error) {
+			if quoted == nil {
+				var buf bytes.Buffer
+				writeV4(&buf, map[string]any(obj), nil, v4Touched(pt, body), typedJSON)
+				quoted = buf.Bytes()
+			}
+			return quoted, nil
+		}
+		if err := gojson.Check(res.Schema, map[string]any(obj), patchedJSON); err != nil {
+			return patchInvalid(string(quoted), err.Error())
 		}
 	}
 	av, _ := obj["apiVersion"].(string)
@@ -72,6 +96,33 @@ func checkPatched(ctx context.Context, res *Resource, obj Object, o writeOptions
 	}
 	errs = append(errs, FieldError{Type: "FieldValueInvalid", Field: "apiVersion", Value: av, Detail: "must be " + res.GroupVersion()})
 	return errInvalid(&Resource{Group: group, Kind: kind}, obj.Name(), errs)
+}
+
+// checkStrategicPatched refuses a strategic merge patch's result that a
+// built-in kind's Go types cannot hold, as kube's patch handler does: it
+// converts the patched map into its object type
+// (runtime.DefaultUnstructuredConverter) and answers 422 on field
+// "patch", quoting the patch as Go prints a map, with the converter's
+// error (gojson.FromUnstructured):
+//
+//	{"spec":{"replicas":"x"}} of a Deployment → ` "" is invalid: patch:
+//	Invalid value: "map[spec:map[replicas:x]]": unrecognized type: int32`
+//
+// It runs for every subresource: kube converts the whole object before a
+// /status write drops its spec.
+func checkStrategicPatched(res *Resource, obj Object, body []byte) error {
+	if res.Custom || res.Protobuf == nil || res.Schema == nil {
+		return nil
+	}
+	err := gojson.FromUnstructured(res.Schema, map[string]any(obj))
+	if err == nil {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var p any
+	_ = d.Decode(&p)
+	return patchInvalid(gojson.Sprint(p), err.Error())
 }
 
 // objectMetaFields are ObjectMeta's JSON fields whose type

@@ -21,4 +21,10 @@
 // Nodes whose Go type the schema cannot tell — any value, int-or-string,
 // date-time (metav1.Time), opaque objects, structs without a GoType — are
 // not checked: their types read themselves with their own rules.
+//
+// FromUnstructured does the same for apimachinery's unstructured
+// converter, which kube uses on a strategic merge patch's result (its
+// messages: "unrecognized type: int32", "cannot convert int64 to
+// string"), and Sprint prints a value as that answer quotes the patch
+// (fmt's %+v: map[spec:map[replicas:x]]).
 package gojson

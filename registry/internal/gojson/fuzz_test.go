@@ -35,6 +35,8 @@ func FuzzCheck(f *testing.F) {
 			if (fast.err == nil) != (err == nil) {
 				t.Fatalf("%s: decoded object's error %v, document's %v", b, fast.err, err)
 			}
+			_ = FromUnstructured(s, obj) // the converter's rules: no panic on any value
+			_ = Sprint(obj)
 		}
 	})
 }
