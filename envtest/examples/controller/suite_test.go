@@ -98,6 +98,12 @@ func startManager(t testing.TB, cfg *rest.Config) client.Client {
 			t.Errorf("manager: %v", err)
 		}
 	})
+	// The client reads through the manager's cache, which refuses reads
+	// until it has started ("the cache is not started"): wait for it, as
+	// controller-runtime's own suites do.
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatalf("manager: the cache did not sync")
+	}
 	return mgr.GetClient()
 }
 
