@@ -8,10 +8,13 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -19,6 +22,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -352,5 +356,51 @@ func podNames(t *testing.T, cs *kubernetes.Clientset, ns string) func(metav1.Lis
 			out = append(out, p.Name)
 		}
 		return out, nil
+	}
+}
+
+// A patch whose result a Deployment's Go types cannot hold, sent by the
+// typed clientset as a user writes it: kube's 422 on field "patch", with
+// encoding/json's error (merge patch) or the unstructured converter's
+// (strategic merge patch), on /status too; the stored object unchanged.
+func TestWronglyTypedPatch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cs, err := kubernetes.NewForConfig(e.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	deps := cs.AppsV1().Deployments("default")
+	d := &appsv1.Deployment{ObjectMeta: om("typed-patch"), Spec: appsv1.DeploymentSpec{Replicas: ptrTo(int32(1)),
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}, Spec: podSpec()}}}
+	if _, err := deps.Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		pt   types.PatchType
+		sub  []string
+		want string
+	}{
+		{"merge", types.MergePatchType, nil, "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"},
+		{"strategic", types.StrategicMergePatchType, nil, `Invalid value: "map[spec:map[replicas:x]]": unrecognized type: int32`},
+		{"status merge", types.MergePatchType, []string{"status"}, "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"},
+		{"status strategic", types.StrategicMergePatchType, []string{"status"}, `Invalid value: "map[spec:map[replicas:x]]": unrecognized type: int32`},
+	}
+	for _, tt := range tests {
+		_, err := deps.Patch(ctx, "typed-patch", tt.pt, []byte(`{"spec":{"replicas":"x"}}`), metav1.PatchOptions{}, tt.sub...)
+		var se *apierrors.StatusError
+		if !apierrors.IsInvalid(err) || !errors.As(err, &se) || !strings.Contains(err.Error(), tt.want) ||
+			se.ErrStatus.Details == nil || len(se.ErrStatus.Details.Causes) != 1 || se.ErrStatus.Details.Causes[0].Field != "patch" {
+			t.Errorf("%s: got %v; want 422 on field patch with %q", tt.name, err, tt.want)
+		}
+	}
+	if got, err := deps.Get(ctx, "typed-patch", metav1.GetOptions{}); err != nil || *got.Spec.Replicas != 1 || got.Generation != 1 {
+		t.Errorf("stored: got %v, %v; want the Deployment unchanged", got, err)
+	}
+	if reqs := e.log.matching(func(r request) bool { return r.Method == "POST" }); len(reqs) == 0 || reqs[0].ContentType != "application/vnd.kubernetes.protobuf" {
+		t.Errorf("the typed client's create: %v; want protobuf", reqs)
 	}
 }
